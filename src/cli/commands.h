@@ -1,0 +1,16 @@
+#pragma once
+// Each sub-command registers its options on the CLI11 app and says what to do when chosen.
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace accelbench {
+
+using Action = std::function<int()>;
+void add_run_command(CLI::App& app, Action& action);
+void add_devices_command(CLI::App& app, Action& action);
+void add_doctor_command(CLI::App& app, Action& action);
+
+}  // namespace accelbench

@@ -1,0 +1,57 @@
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <torch/version.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/build_info.h"
+#include "core/durations.h"
+#include "core/system_info.h"
+#include "data/idx_reader.h"
+#include "device/device.h"
+#include "engine/torch_info.h"
+
+namespace accelbench {
+
+void add_doctor_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("doctor", "Check versions, backends, CPU and the environment for what distorts timings");
+  auto verbose = std::make_shared<bool>(false);
+  cmd->add_flag("--verbose", *verbose, "Also print libtorch's build configuration");
+  cmd->callback([&action, verbose]() {
+    action = [verbose]() {
+      const auto h = read_host_info();
+      std::cout << fmt::format("accelbench   {} ({})\n", accelbench_version(), accelbench_git_commit());
+      std::cout << fmt::format("torch        {} (libtorch headers {}.{})\n", TORCH_VERSION, TORCH_VERSION_MAJOR,
+                               TORCH_VERSION_MINOR);
+      std::cout << fmt::format("host         {} | {} | {} {}\n", h.host, h.os, h.kernel, h.arch);
+      std::cout << fmt::format("CPU          {} | {} cores, {} logical | vector ISA {} | RAM {}\n", h.cpu_model,
+                               h.physical_cores, h.logical_cores, at::get_cpu_capability(),
+                               format_bytes(static_cast<double>(h.memory_bytes)));
+      std::cout << fmt::format("threads      {} intra-op, {} inter-op\n", at::get_num_threads(),
+                               at::get_num_interop_threads());
+      for (const auto& b : backend_status())
+        std::cout << fmt::format("backend      {:<5} {}: {}\n", b.name, b.available ? "yes" : "no ", b.detail);
+      for (const auto& d : list_devices())
+        std::cout << fmt::format("device       {:<7} {}{}\n", d.id, d.name,
+                                 d.total_memory_bytes ? fmt::format(" ({})", format_bytes(static_cast<double>(*d.total_memory_bytes))) : "");
+      const auto fm = find_fashion_mnist_dir();
+      std::cout << fmt::format("data         Fashion-MNIST: {}\n",
+                               fm.empty() ? std::string("not found (synthetic data will be used; Debian: apt install dataset-fashion-mnist)") : fm);
+      const auto warnings = timing_environment_warnings();
+      if (warnings.empty()) {
+        std::cout << "environment  nothing that distorts timings\n";
+      } else {
+        for (const auto& w : warnings) std::cout << fmt::format("PROBLEM      {}\n  fix:       {}\n", w.problem, w.fix);
+      }
+      if (h.physical_cores > 0 && at::get_num_threads() < h.physical_cores)
+        std::cout << fmt::format("note         torch uses {} threads on {} cores\n", at::get_num_threads(), h.physical_cores);
+      if (*verbose) std::cout << "\n" << at::show_config() << "\n";
+      return warnings.empty() ? 0 : 1;
+    };
+  });
+}
+
+}  // namespace accelbench

@@ -1,0 +1,74 @@
+// accelbench: how much faster does training really run on the accelerator than on the CPU?
+#include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <vector>
+
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.h"
+#include "core/build_info.h"
+#include "core/errors.h"
+
+namespace {
+std::string one_line(std::string s) {
+  for (auto& ch : s)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace accelbench;
+  CLI::App app{"accelbench: measures how much faster PyTorch training runs on each accelerator than on the CPU,\n"
+               "with medians, confidence intervals, speed-ups and memory. Exit codes: 0 ok, 1 a case failed or a\n"
+               "check found a problem, 2 bad input."};
+  app.set_version_flag("--version", fmt::format("accelbench {} ({})", accelbench_version(), accelbench_git_commit()));
+  app.require_subcommand(1);
+  Action action;
+  add_run_command(app, action);
+  add_devices_command(app, action);
+  add_doctor_command(app, action);
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::fprintf(stderr, "accelbench: error: unknown command '%s'; commands: %s\n", argv[1],
+                   fmt::format("{}", fmt::join(names, ", ")).c_str());
+      return 2;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "accelbench: error: %s (see --help)\n", one_line(e.what()).c_str());
+    return 2;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "accelbench: error: %s\n", one_line(e.what()).c_str());
+    return 2;
+  }
+  try {
+    return action();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "accelbench: error: %s\n", one_line(e.what()).c_str());
+    return 2;
+  } catch (const c10::Error& e) {
+    std::fprintf(stderr, "accelbench: torch error: %s\n", one_line(e.what_without_backtrace()).c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "accelbench: error: %s\n", one_line(e.what()).c_str());
+    return 1;
+  }
+}

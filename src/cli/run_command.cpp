@@ -1,0 +1,235 @@
+// accelbench run: the article's suite on the CPU and every accelerator, side by side.
+#include <CLI/CLI.hpp>
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/durations.h"
+#include "core/errors.h"
+#include "device/device.h"
+#include "engine/plan.h"
+#include "engine/runner.h"
+#include "engine/torch_info.h"
+#include "report/json_report.h"
+#include "report/terminal_table.h"
+#include "workloads/workload.h"
+
+namespace accelbench {
+
+namespace {
+
+struct RunOptions {
+  std::string models = "mlp,cnn,transformer";
+  std::string devices = "all";
+  std::int64_t batch_size = 64;
+  int threads = 0;
+  double ci_target = 0.02;
+  std::size_t min_samples = 10;
+  std::string min_time = "0.5s";
+  std::string max_time_per_case = "60s";
+  std::string budget = "4m";
+  std::string min_sample_time = "1ms";
+  bool quick = false;
+  bool phases = false;
+  bool synthetic = false;
+  std::string data_dir;
+  std::uint64_t seed = 0;
+  std::string json_path;
+  bool no_progress = false;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = s.find(',', start);
+    auto item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, std::size_t total) : enabled_(enabled && ::isatty(2)), total_(total) {}
+  void update(std::size_t index, const ProgressEvent& e, double run_elapsed, double eta) {
+    if (!enabled_) return;
+    std::string detail = e.stage;
+    if (e.stage == "measure")
+      detail = fmt::format("{} samples, +-{:.1f}%", e.samples, std::isfinite(e.relative_half_width) ? 100 * e.relative_half_width : 99.9);
+    else if (e.stage == "warm-up")
+      detail = fmt::format("warm-up step {}", e.samples);
+    const auto line = fmt::format("[{}/{}] {} on {}: {} | elapsed {} | ~{} left", index + 1, total_, e.spec->workload,
+                                  e.spec->device, detail, format_duration(run_elapsed), format_duration(eta));
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    std::fflush(stderr);
+    dirty_ = true;
+  }
+  void clear() {
+    if (enabled_ && dirty_) std::fprintf(stderr, "\r\033[K");
+    dirty_ = false;
+  }
+
+ private:
+  bool enabled_;
+  std::size_t total_;
+  bool dirty_ = false;
+};
+
+int execute_run(const RunOptions& o, const CLI::App& cmd) {
+  // Validate everything before measuring anything.
+  if (o.batch_size < 1) throw UsageError(fmt::format("--batch-size must be at least 1 (got {})", o.batch_size));
+  if (o.threads < 0) throw UsageError(fmt::format("--threads must be 0 (torch's default) or more (got {})", o.threads));
+  if (!(o.ci_target > 0 && o.ci_target < 1))
+    throw UsageError(fmt::format("--ci-target must be a fraction in (0, 1), e.g. 0.02 for +-2% (got {})", o.ci_target));
+  if (o.min_samples < 1) throw UsageError("--min-samples must be at least 1");
+  const double min_time = parse_duration_seconds(o.min_time);
+  double max_per_case = parse_duration_seconds(o.max_time_per_case);
+  double budget = o.budget == "none" ? 0 : parse_duration_seconds(o.budget);
+  const double min_sample_time = parse_duration_seconds(o.min_sample_time);
+  if (max_per_case <= 0) throw UsageError("--max-time-per-case must be positive");
+  auto models = split_list(o.models);
+  if (models.empty()) throw UsageError("--models is empty; available: " + fmt::format("{}", fmt::join(workload_names(), ", ")));
+  for (const auto& m : models) make_workload(m);  // throws on an unknown name
+  const auto devices = resolve_device_list(o.devices);
+  if (!o.json_path.empty()) {
+    const auto parent = std::filesystem::absolute(o.json_path).parent_path();
+    if (!std::filesystem::is_directory(parent) || ::access(parent.c_str(), W_OK) != 0)
+      throw UsageError(fmt::format("cannot write --json {}: directory {} does not exist or is not writable", o.json_path,
+                                   parent.string()));
+  }
+  if (!o.data_dir.empty() && !std::filesystem::exists(o.data_dir))
+    throw UsageError(fmt::format("--data-dir {} does not exist", o.data_dir));
+
+  MeasureOptions mo;
+  mo.stopping.ci_target = o.ci_target;
+  mo.stopping.min_samples = o.min_samples;
+  mo.stopping.min_time_s = min_time;
+  mo.min_sample_time_s = min_sample_time;
+  mo.phases = o.phases;
+  mo.seed = o.seed;
+  mo.use_real_data = !o.synthetic;
+  mo.data_dir = o.data_dir;
+  if (o.quick) {
+    // Quick: a looser target and small minimums; the numbers say less and the output says so.
+    if (cmd.count("--ci-target") == 0) mo.stopping.ci_target = 0.05;
+    if (cmd.count("--min-samples") == 0) mo.stopping.min_samples = 5;
+    if (cmd.count("--min-time") == 0) mo.stopping.min_time_s = 0.2;
+    if (cmd.count("--max-time-per-case") == 0) max_per_case = 10;
+    if (cmd.count("--budget") == 0) budget = 60;
+    mo.min_warmup_steps = 2;
+  }
+
+  PlanRequest req;
+  req.models = models;
+  req.devices = devices;
+  req.batch_size = o.batch_size;
+  req.threads = o.threads;
+  const auto plan = make_plan(req);
+
+  nlohmann::json settings{{"models", models},
+                          {"devices", devices},
+                          {"batch_size", o.batch_size},
+                          {"threads", o.threads == 0 ? at::get_num_threads() : o.threads},
+                          {"ci_target", mo.stopping.ci_target},
+                          {"confidence", mo.stopping.confidence},
+                          {"min_samples", mo.stopping.min_samples},
+                          {"min_time_s", mo.stopping.min_time_s},
+                          {"max_time_per_case_s", max_per_case},
+                          {"budget_s", budget},
+                          {"min_sample_time_s", mo.min_sample_time_s},
+                          {"min_warmup_steps", mo.min_warmup_steps},
+                          {"quick", o.quick},
+                          {"phases", o.phases},
+                          {"synthetic_forced", o.synthetic},
+                          {"data_dir", o.data_dir},
+                          {"seed", o.seed},
+                          {"timing", "host steady_clock around K training steps, closed by a device synchronization"}};
+  RunResult run;
+  run.context = collect_context(settings);
+  for (const auto& w : run.context.warnings) std::fprintf(stderr, "accelbench: warning: %s\n", w.c_str());
+
+  std::fprintf(stderr, "accelbench: %zu case%s (%s on %s), %s, CI target +-%.1f%%%s\n", plan.cases.size(),
+               plan.cases.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(models, ", ")).c_str(),
+               fmt::format("{}", fmt::join(devices, ", ")).c_str(),
+               budget > 0 ? fmt::format("time budget {} shared among them (at most {} each)", format_duration(budget),
+                                        format_duration(max_per_case)).c_str()
+                          : fmt::format("at most {} per case", format_duration(max_per_case)).c_str(),
+               100 * mo.stopping.ci_target, o.quick ? " [--quick: looser target, fewer samples]" : "");
+
+  BudgetScheduler scheduler(budget, max_per_case, plan.cases.size());
+  ProgressLine progress(!o.no_progress, plan.cases.size());
+  const auto run_start = std::chrono::steady_clock::now();
+  auto elapsed = [&]() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(); };
+  int failures = 0;
+  for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+    const auto& spec = plan.cases[i];
+    auto workload = make_workload(spec.workload);
+    auto device = open_device(spec.device);
+    mo.stopping.max_time_s = scheduler.next_allowance();
+    const std::size_t remaining_after = plan.cases.size() - i - 1;
+    auto on_progress = [&](const ProgressEvent& e) {
+      const double this_left = std::max(0.0, e.case_allowance_s - e.case_elapsed_s);
+      const double rest = budget > 0 ? std::max(0.0, budget - scheduler.spent_s() - e.case_elapsed_s - this_left)
+                                     : static_cast<double>(remaining_after) * max_per_case;
+      progress.update(i, e, elapsed(), this_left + rest);
+    };
+    auto result = measure_case(spec, *workload, *device, mo, on_progress);
+    progress.clear();
+    scheduler.finished_case(result.wall_s);
+    if (result.status != "ok") {
+      ++failures;
+      std::fprintf(stderr, "accelbench: %s on %s failed: %s\n", spec.workload.c_str(), spec.device.c_str(), result.error.c_str());
+    }
+    run.cases.push_back(std::move(result));
+    run.wall_s = elapsed();
+    if (!o.json_path.empty()) write_json_report(run, o.json_path);  // each case saved as soon as it is measured
+  }
+  run.speedups = compute_speedups(run.cases);
+  run.wall_s = elapsed();
+  if (!o.json_path.empty()) write_json_report(run, o.json_path);
+  std::cout << render_terminal_report(run) << std::flush;
+  std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(run.wall_s).c_str(),
+               o.json_path.empty() ? "" : fmt::format(", results in {}", o.json_path).c_str());
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Measure training on the CPU and every accelerator, side by side");
+  cmd->add_option("--models", o->models, "Comma-separated workloads: mlp, cnn, transformer")->capture_default_str();
+  cmd->add_option("--devices", o->devices, "Comma-separated devices (cpu, cuda, cuda:1, mps) or 'all'")->capture_default_str();
+  cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "CPU intra-op threads (0: torch's default, one per core)")->capture_default_str();
+  cmd->add_option("--ci-target", o->ci_target, "Stop when the median's 95% CI is within +-this fraction")->capture_default_str();
+  cmd->add_option("--min-samples", o->min_samples, "Minimum timed samples per case")->capture_default_str();
+  cmd->add_option("--min-time", o->min_time, "Minimum sampling time per case")->capture_default_str();
+  cmd->add_option("--max-time-per-case", o->max_time_per_case, "Most time one case may take (build, warm-up, sampling)")
+      ->capture_default_str();
+  cmd->add_option("--budget", o->budget, "Time budget shared among all cases ('none' for no budget)")->capture_default_str();
+  cmd->add_option("--min-sample-time", o->min_sample_time, "Group short steps so one sample lasts at least this")
+      ->capture_default_str();
+  cmd->add_flag("--quick", o->quick, "Quick look: +-5% target, 5 samples, 10 s per case, 1 minute budget");
+  cmd->add_flag("--phases", o->phases, "Time forward, backward and optimizer separately (adds synchronizations)");
+  cmd->add_flag("--synthetic", o->synthetic, "Use synthetic data even when the dataset files are present");
+  cmd->add_option("--data-dir", o->data_dir, "Directory with the Fashion-MNIST IDX files");
+  cmd->add_option("--seed", o->seed, "Seed for weights and data")->capture_default_str();
+  cmd->add_option("--json", o->json_path, "Write every setting, sample and statistic to this JSON file");
+  cmd->add_flag("--no-progress", o->no_progress, "No progress line on stderr");
+  cmd->callback([&action, o, cmd]() { action = [o, cmd]() { return execute_run(*o, *cmd); }; });
+}
+
+}  // namespace accelbench

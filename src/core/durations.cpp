@@ -1,0 +1,85 @@
+#include "core/durations.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "core/errors.h"
+
+namespace accelbench {
+
+double parse_duration_seconds(std::string_view text) {
+  const std::string original(text);
+  auto bad = [&]() {
+    return UsageError(fmt::format("invalid duration '{}': use e.g. 90s, 4m, 1h30m, 250ms or a number of seconds",
+                                  original));
+  };
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  if (text.empty()) throw bad();
+  if (text.front() == '-') throw UsageError(fmt::format("invalid duration '{}': must not be negative", original));
+  double total = 0;
+  bool any = false;
+  while (!text.empty()) {
+    double value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr == text.data()) throw bad();
+    text.remove_prefix(static_cast<std::size_t>(ptr - text.data()));
+    std::size_t n = 0;
+    while (n < text.size() && std::isalpha(static_cast<unsigned char>(text[n]))) ++n;
+    const std::string_view unit = text.substr(0, n);
+    text.remove_prefix(n);
+    double scale;
+    if (unit.empty()) {
+      if (!text.empty() || any) throw bad();  // a bare number only on its own
+      scale = 1;
+    } else if (unit == "ms") scale = 1e-3;
+    else if (unit == "us") scale = 1e-6;
+    else if (unit == "s" || unit == "sec") scale = 1;
+    else if (unit == "m" || unit == "min") scale = 60;
+    else if (unit == "h") scale = 3600;
+    else throw bad();
+    if (!std::isfinite(value) || value < 0) throw bad();
+    total += value * scale;
+    any = true;
+  }
+  return total;
+}
+
+std::string format_seconds_short(double s) {
+  if (!std::isfinite(s)) return "-";
+  const double a = std::abs(s);
+  if (a < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
+  if (a < 1) return fmt::format("{:.{}f} ms", s * 1e3, a < 0.01 ? 3 : (a < 0.1 ? 2 : 1));
+  if (a < 100) return fmt::format("{:.{}f} s", s, a < 10 ? 3 : 2);
+  return fmt::format("{:.0f} s", s);
+}
+
+std::string format_duration(double s) {
+  if (!std::isfinite(s)) return "-";
+  if (s < 60) return format_seconds_short(s);
+  const auto total = static_cast<long long>(std::llround(s));
+  if (total < 3600) return fmt::format("{}m {:02d}s", total / 60, static_cast<int>(total % 60));
+  return fmt::format("{}h {:02d}m", total / 3600, static_cast<int>((total % 3600) / 60));
+}
+
+std::string format_bytes(double b) {
+  if (!std::isfinite(b) || b < 0) return "-";
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) { b /= 1024; ++u; }
+  return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.{}f} {}", b, b < 10 ? 2 : (b < 100 ? 1 : 0), units[u]);
+}
+
+std::string format_count(double v) {
+  if (!std::isfinite(v)) return "-";
+  const double a = std::abs(v);
+  if (a >= 1e9) return fmt::format("{:.2f}G", v / 1e9);
+  if (a >= 1e6) return fmt::format("{:.2f}M", v / 1e6);
+  if (a >= 1e4) return fmt::format("{:.1f}k", v / 1e3);
+  if (a >= 100) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+}  // namespace accelbench

@@ -1,0 +1,141 @@
+#pragma once
+// The typed records of a run: what was measured (CaseSpec), what came out (CaseResult), the
+// comparisons between devices (Speedup), and the machine it ran on (RunContext).
+// Plan -> Runner -> *Results* -> Store -> Reports/Advisor. No torch here.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/stats.h"
+
+namespace accelbench {
+
+inline constexpr const char* kRunSchema = "accelbench.run/1";
+
+// One case = (workload, device, dtype, batch size, CPU threads).
+struct CaseSpec {
+  std::string workload;
+  std::string device;           // "cpu", "cuda:0", "mps:0"
+  std::string dtype = "float32";
+  std::int64_t batch_size = 64;
+  int threads = 0;              // CPU intra-op threads used during the case
+};
+
+// Memory during a case. Every field is optional: a backend that cannot tell leaves it empty.
+struct MemoryUsage {
+  std::optional<std::uint64_t> peak_allocated_bytes;  // device allocator (tensors)
+  std::optional<std::uint64_t> peak_reserved_bytes;   // device allocator (cached blocks)
+  std::optional<std::uint64_t> allocated_bytes;       // at the end of the case
+  std::optional<std::uint64_t> reserved_bytes;
+  std::optional<std::uint64_t> peak_rss_bytes;        // host process resident set (peak in case)
+  std::string source;                                  // how it was read, or why not
+};
+
+// Per-phase times (seconds), each phase closed by a device synchronization (--phases).
+struct PhaseSamples {
+  std::vector<double> forward, backward, optimizer;
+};
+
+struct CaseResult {
+  CaseSpec spec;
+  std::string status = "ok";    // "ok" | "failed"
+  std::string error;            // one line, when failed
+
+  // Timing: every sample is seconds per training step (a sample may average several steps
+  // run back to back between two synchronizations; steps_per_sample says how many).
+  std::vector<double> samples;
+  int steps_per_sample = 1;
+  Summary stats;
+  bool noisy = false;           // the CI target was not met within the time allowed
+  double ci_target = 0.02;
+  double relative_ci_half_width = 0;  // achieved
+  int warmup_steps = 0;
+  double warmup_s = 0;
+  bool warmup_stable = true;
+  double measure_s = 0;         // time spent sampling
+  double wall_s = 0;            // build + warm-up + sampling
+
+  // Derived throughput
+  double samples_per_s = 0;     // batch_size / median step time
+  std::int64_t samples_per_epoch = 0;
+  std::string epoch_unit = "samples";
+  double epoch_s_estimate = 0;  // median step time x steps per epoch (an estimate)
+  double train_flops_per_sample = 0;
+  double achieved_flops_per_s = 0;
+
+  // The training is real
+  double loss_before = 0, loss_after = 0;  // evaluation loss on a fixed batch
+  std::int64_t parameter_count = 0;
+  std::string data_source;      // "fashion-mnist (/usr/share/...)" or "synthetic"
+  bool synthetic_data = false;
+  std::string optimizer;        // e.g. "adam (fused ATen kernel)"
+
+  MemoryUsage memory;
+  std::optional<PhaseSamples> phases;
+};
+
+// Speed-up of a device over the baseline (the CPU) for one workload: ratio of medians
+// (baseline / device; > 1 means the device is faster) with its 95% CI.
+struct Speedup {
+  std::string workload;
+  std::string device;
+  std::string baseline_device = "cpu";
+  std::int64_t batch_size = 0;
+  std::string dtype;
+  double ratio = 0, ci_low = 0, ci_high = 0;
+};
+
+struct DeviceDescription {
+  std::string id, type, name;
+  int index = -1;
+  std::optional<std::uint64_t> total_memory_bytes;
+};
+
+// The context block: enough to tell later where and how a run was made.
+struct RunContext {
+  std::string accelbench_version, git_commit;
+  std::string timestamp_utc;    // ISO 8601
+  std::string host, os, kernel, arch;
+  std::string cpu_model;
+  int physical_cores = 0, logical_cores = 0;
+  std::uint64_t memory_bytes = 0;
+  std::string torch_version, cpu_capability, parallel_backend;
+  std::string compiler;
+  nlohmann::json backends = nlohmann::json::object();   // per backend: available, version, reason
+  std::vector<DeviceDescription> devices;
+  nlohmann::json settings = nlohmann::json::object();   // every option of the command
+  std::vector<std::string> warnings;                    // environment that distorts timings, etc.
+};
+
+struct RunResult {
+  std::string schema = kRunSchema;
+  std::string command = "run";
+  RunContext context;
+  std::vector<CaseResult> cases;
+  std::vector<Speedup> speedups;
+  double wall_s = 0;
+};
+
+// Speed-ups of every accelerator case over the CPU case of the same workload, dtype and batch.
+std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases);
+
+// JSON (the schema above). from_json accepts what to_json writes; throws std::runtime_error with
+// a one-line message on another schema.
+void to_json(nlohmann::json& j, const CaseSpec& v);
+void from_json(const nlohmann::json& j, CaseSpec& v);
+void to_json(nlohmann::json& j, const Summary& v);
+void from_json(const nlohmann::json& j, Summary& v);
+void to_json(nlohmann::json& j, const MemoryUsage& v);
+void from_json(const nlohmann::json& j, MemoryUsage& v);
+void to_json(nlohmann::json& j, const CaseResult& v);
+void from_json(const nlohmann::json& j, CaseResult& v);
+void to_json(nlohmann::json& j, const Speedup& v);
+void from_json(const nlohmann::json& j, Speedup& v);
+void to_json(nlohmann::json& j, const RunContext& v);
+void from_json(const nlohmann::json& j, RunContext& v);
+void to_json(nlohmann::json& j, const RunResult& v);
+void from_json(const nlohmann::json& j, RunResult& v);
+
+}  // namespace accelbench

@@ -1,0 +1,232 @@
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "core/results.h"
+
+namespace accelbench {
+
+using nlohmann::json;
+
+namespace {
+template <class T>
+void put_optional(json& j, const char* key, const std::optional<T>& v) {
+  j[key] = v ? json(*v) : json(nullptr);
+}
+template <class T>
+void get_optional(const json& j, const char* key, std::optional<T>& v) {
+  if (auto it = j.find(key); it != j.end() && !it->is_null()) v = it->get<T>();
+  else v.reset();
+}
+template <class T>
+void get_if(const json& j, const char* key, T& v) {
+  if (auto it = j.find(key); it != j.end() && !it->is_null()) v = it->get<T>();
+}
+}  // namespace
+
+void to_json(json& j, const CaseSpec& v) {
+  j = json{{"workload", v.workload}, {"device", v.device}, {"dtype", v.dtype},
+           {"batch_size", v.batch_size}, {"threads", v.threads}};
+}
+void from_json(const json& j, CaseSpec& v) {
+  j.at("workload").get_to(v.workload);
+  j.at("device").get_to(v.device);
+  get_if(j, "dtype", v.dtype);
+  get_if(j, "batch_size", v.batch_size);
+  get_if(j, "threads", v.threads);
+}
+
+void to_json(json& j, const Summary& v) {
+  j = json{{"n", v.n},           {"median", v.median}, {"mean", v.mean},     {"stddev", v.stddev},
+           {"q1", v.q1},         {"q3", v.q3},         {"iqr", v.iqr},       {"min", v.min},
+           {"max", v.max},       {"ci_low", v.ci_low}, {"ci_high", v.ci_high},
+           {"ci_confidence", v.ci_confidence},         {"outliers", v.outliers}};
+}
+void from_json(const json& j, Summary& v) {
+  get_if(j, "n", v.n); get_if(j, "median", v.median); get_if(j, "mean", v.mean);
+  get_if(j, "stddev", v.stddev); get_if(j, "q1", v.q1); get_if(j, "q3", v.q3);
+  get_if(j, "iqr", v.iqr); get_if(j, "min", v.min); get_if(j, "max", v.max);
+  get_if(j, "ci_low", v.ci_low); get_if(j, "ci_high", v.ci_high);
+  get_if(j, "ci_confidence", v.ci_confidence); get_if(j, "outliers", v.outliers);
+}
+
+void to_json(json& j, const MemoryUsage& v) {
+  j = json::object();
+  put_optional(j, "peak_allocated_bytes", v.peak_allocated_bytes);
+  put_optional(j, "peak_reserved_bytes", v.peak_reserved_bytes);
+  put_optional(j, "allocated_bytes", v.allocated_bytes);
+  put_optional(j, "reserved_bytes", v.reserved_bytes);
+  put_optional(j, "peak_rss_bytes", v.peak_rss_bytes);
+  j["source"] = v.source;
+}
+void from_json(const json& j, MemoryUsage& v) {
+  get_optional(j, "peak_allocated_bytes", v.peak_allocated_bytes);
+  get_optional(j, "peak_reserved_bytes", v.peak_reserved_bytes);
+  get_optional(j, "allocated_bytes", v.allocated_bytes);
+  get_optional(j, "reserved_bytes", v.reserved_bytes);
+  get_optional(j, "peak_rss_bytes", v.peak_rss_bytes);
+  get_if(j, "source", v.source);
+}
+
+void to_json(json& j, const CaseResult& v) {
+  j = json{{"workload", v.spec.workload},
+           {"device", v.spec.device},
+           {"dtype", v.spec.dtype},
+           {"batch_size", v.spec.batch_size},
+           {"threads", v.spec.threads},
+           {"status", v.status},
+           {"error", v.error},
+           {"stats", v.stats},
+           {"noisy", v.noisy},
+           {"ci_target", v.ci_target},
+           {"relative_ci_half_width", v.relative_ci_half_width},
+           {"steps_per_sample", v.steps_per_sample},
+           {"warmup", {{"steps", v.warmup_steps}, {"seconds", v.warmup_s}, {"stable", v.warmup_stable}}},
+           {"measure_s", v.measure_s},
+           {"wall_s", v.wall_s},
+           {"samples_per_s", v.samples_per_s},
+           {"epoch", {{"samples_per_epoch", v.samples_per_epoch}, {"unit", v.epoch_unit},
+                      {"seconds_estimate", v.epoch_s_estimate}, {"is_estimate", true}}},
+           {"train_flops_per_sample", v.train_flops_per_sample},
+           {"achieved_flops_per_s", v.achieved_flops_per_s},
+           {"loss_before", v.loss_before},
+           {"loss_after", v.loss_after},
+           {"parameter_count", v.parameter_count},
+           {"data_source", v.data_source},
+           {"synthetic_data", v.synthetic_data},
+           {"optimizer", v.optimizer},
+           {"memory", v.memory},
+           {"samples", v.samples}};
+  if (v.phases) {
+    j["phases"] = {{"forward", v.phases->forward}, {"backward", v.phases->backward},
+                   {"optimizer", v.phases->optimizer}};
+    json summary = json::object();
+    for (auto [name, s] : {std::pair{"forward", &v.phases->forward}, {"backward", &v.phases->backward},
+                           {"optimizer", &v.phases->optimizer}})
+      summary[name] = summarize(*s);
+    j["phase_stats"] = summary;
+  }
+}
+void from_json(const json& j, CaseResult& v) {
+  from_json(j, v.spec);
+  get_if(j, "status", v.status);
+  get_if(j, "error", v.error);
+  if (j.contains("stats")) v.stats = j.at("stats").get<Summary>();
+  get_if(j, "noisy", v.noisy);
+  get_if(j, "ci_target", v.ci_target);
+  get_if(j, "relative_ci_half_width", v.relative_ci_half_width);
+  get_if(j, "steps_per_sample", v.steps_per_sample);
+  if (auto w = j.find("warmup"); w != j.end()) {
+    get_if(*w, "steps", v.warmup_steps); get_if(*w, "seconds", v.warmup_s); get_if(*w, "stable", v.warmup_stable);
+  }
+  get_if(j, "measure_s", v.measure_s);
+  get_if(j, "wall_s", v.wall_s);
+  get_if(j, "samples_per_s", v.samples_per_s);
+  if (auto e = j.find("epoch"); e != j.end()) {
+    get_if(*e, "samples_per_epoch", v.samples_per_epoch); get_if(*e, "unit", v.epoch_unit);
+    get_if(*e, "seconds_estimate", v.epoch_s_estimate);
+  }
+  get_if(j, "train_flops_per_sample", v.train_flops_per_sample);
+  get_if(j, "achieved_flops_per_s", v.achieved_flops_per_s);
+  get_if(j, "loss_before", v.loss_before);
+  get_if(j, "loss_after", v.loss_after);
+  get_if(j, "parameter_count", v.parameter_count);
+  get_if(j, "data_source", v.data_source);
+  get_if(j, "synthetic_data", v.synthetic_data);
+  get_if(j, "optimizer", v.optimizer);
+  if (j.contains("memory")) v.memory = j.at("memory").get<MemoryUsage>();
+  get_if(j, "samples", v.samples);
+  if (auto p = j.find("phases"); p != j.end() && p->is_object()) {
+    PhaseSamples ps;
+    get_if(*p, "forward", ps.forward); get_if(*p, "backward", ps.backward); get_if(*p, "optimizer", ps.optimizer);
+    v.phases = ps;
+  }
+}
+
+void to_json(json& j, const Speedup& v) {
+  j = json{{"workload", v.workload}, {"device", v.device}, {"baseline_device", v.baseline_device},
+           {"batch_size", v.batch_size}, {"dtype", v.dtype}, {"ratio", v.ratio},
+           {"ci_low", v.ci_low}, {"ci_high", v.ci_high}};
+}
+void from_json(const json& j, Speedup& v) {
+  j.at("workload").get_to(v.workload); j.at("device").get_to(v.device);
+  get_if(j, "baseline_device", v.baseline_device); get_if(j, "batch_size", v.batch_size);
+  get_if(j, "dtype", v.dtype); get_if(j, "ratio", v.ratio);
+  get_if(j, "ci_low", v.ci_low); get_if(j, "ci_high", v.ci_high);
+}
+
+void to_json(json& j, const RunContext& v) {
+  json devices = json::array();
+  for (const auto& d : v.devices) {
+    json dj{{"id", d.id}, {"type", d.type}, {"index", d.index}, {"name", d.name}};
+    put_optional(dj, "total_memory_bytes", d.total_memory_bytes);
+    devices.push_back(dj);
+  }
+  j = json{{"accelbench_version", v.accelbench_version}, {"git_commit", v.git_commit},
+           {"timestamp_utc", v.timestamp_utc},           {"host", v.host},
+           {"os", v.os},                                 {"kernel", v.kernel},
+           {"arch", v.arch},                             {"cpu_model", v.cpu_model},
+           {"physical_cores", v.physical_cores},         {"logical_cores", v.logical_cores},
+           {"memory_bytes", v.memory_bytes},             {"torch_version", v.torch_version},
+           {"cpu_capability", v.cpu_capability},         {"parallel_backend", v.parallel_backend},
+           {"compiler", v.compiler},                     {"backends", v.backends},
+           {"devices", devices},                         {"settings", v.settings},
+           {"warnings", v.warnings}};
+}
+void from_json(const json& j, RunContext& v) {
+  get_if(j, "accelbench_version", v.accelbench_version); get_if(j, "git_commit", v.git_commit);
+  get_if(j, "timestamp_utc", v.timestamp_utc); get_if(j, "host", v.host); get_if(j, "os", v.os);
+  get_if(j, "kernel", v.kernel); get_if(j, "arch", v.arch); get_if(j, "cpu_model", v.cpu_model);
+  get_if(j, "physical_cores", v.physical_cores); get_if(j, "logical_cores", v.logical_cores);
+  get_if(j, "memory_bytes", v.memory_bytes); get_if(j, "torch_version", v.torch_version);
+  get_if(j, "cpu_capability", v.cpu_capability); get_if(j, "parallel_backend", v.parallel_backend);
+  get_if(j, "compiler", v.compiler);
+  if (j.contains("backends")) v.backends = j.at("backends");
+  if (j.contains("settings")) v.settings = j.at("settings");
+  get_if(j, "warnings", v.warnings);
+  v.devices.clear();
+  if (auto d = j.find("devices"); d != j.end() && d->is_array()) {
+    for (const auto& dj : *d) {
+      DeviceDescription dd;
+      get_if(dj, "id", dd.id); get_if(dj, "type", dd.type); get_if(dj, "index", dd.index);
+      get_if(dj, "name", dd.name); get_optional(dj, "total_memory_bytes", dd.total_memory_bytes);
+      v.devices.push_back(dd);
+    }
+  }
+}
+
+void to_json(json& j, const RunResult& v) {
+  j = json{{"schema", v.schema}, {"command", v.command}, {"context", v.context},
+           {"wall_s", v.wall_s}, {"speedups", v.speedups}, {"cases", v.cases}};
+}
+void from_json(const json& j, RunResult& v) {
+  if (!j.is_object() || !j.contains("schema"))
+    throw std::runtime_error("not an accelbench result: no \"schema\" field");
+  const auto schema = j.at("schema").get<std::string>();
+  if (schema != kRunSchema)
+    throw std::runtime_error("unsupported schema '" + schema + "' (this accelbench reads '" + kRunSchema + "')");
+  v.schema = schema;
+  get_if(j, "command", v.command);
+  if (j.contains("context")) v.context = j.at("context").get<RunContext>();
+  get_if(j, "wall_s", v.wall_s);
+  v.cases = j.value("cases", json::array()).get<std::vector<CaseResult>>();
+  v.speedups = j.value("speedups", json::array()).get<std::vector<Speedup>>();
+}
+
+std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases) {
+  std::vector<Speedup> out;
+  for (const auto& c : cases) {
+    if (c.status != "ok" || c.spec.device == "cpu" || c.samples.empty()) continue;
+    auto base = std::find_if(cases.begin(), cases.end(), [&](const CaseResult& b) {
+      return b.status == "ok" && b.spec.device == "cpu" && b.spec.workload == c.spec.workload &&
+             b.spec.dtype == c.spec.dtype && b.spec.batch_size == c.spec.batch_size && !b.samples.empty();
+    });
+    if (base == cases.end()) continue;
+    const auto r = ratio_of_medians(base->samples, c.samples);
+    out.push_back(Speedup{c.spec.workload, c.spec.device, "cpu", c.spec.batch_size, c.spec.dtype,
+                          r.ratio, r.low, r.high});
+  }
+  return out;
+}
+
+}  // namespace accelbench

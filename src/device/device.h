@@ -1,0 +1,63 @@
+#pragma once
+// One small interface over the compute devices: the CPU and whatever accelerator libtorch reports
+// (CUDA, MPS, XPU, ... through at::accelerator). Backend differences stay behind it.
+#include <c10/core/Device.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/results.h"
+
+namespace accelbench {
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  const DeviceDescription& description() const { return desc_; }
+  const std::string& id() const { return desc_.id; }
+  c10::Device torch_device() const { return torch_device_; }
+  bool is_cpu() const { return torch_device_.is_cpu(); }
+
+  // Waits until all work queued on the device has finished. Call before reading a clock.
+  virtual void synchronize() = 0;
+  // Starts a fresh peak-memory window (frees cached blocks first where the backend caches).
+  virtual void reset_peak_memory() = 0;
+  // Memory since the last reset_peak_memory().
+  virtual MemoryUsage memory_usage() = 0;
+  // Releases cached memory back to the system (after a case, after an out-of-memory).
+  virtual void empty_cache() {}
+
+ protected:
+  Device(DeviceDescription desc, c10::Device d) : desc_(std::move(desc)), torch_device_(d) {}
+  DeviceDescription desc_;
+  c10::Device torch_device_;
+};
+
+// The CPU first, then every accelerator device libtorch can see.
+std::vector<DeviceDescription> list_devices();
+
+// Opens "cpu", "cuda", "cuda:1", "mps", ... Throws UsageError naming the available devices when
+// the device is unknown or absent.
+std::unique_ptr<Device> open_device(std::string_view spec);
+
+// Parses a comma-separated device list; "all" (or empty) means the CPU and every accelerator.
+std::vector<std::string> resolve_device_list(std::string_view list);
+
+// Per backend: whether it is compiled in and usable, and if not, why.
+struct BackendStatus {
+  std::string name;      // "cuda", "mps", ...
+  bool available = false;
+  std::string detail;    // version or reason
+};
+std::vector<BackendStatus> backend_status();
+
+// The device's marketing name where the backend can tell ("NVIDIA H200"), else a generic one.
+std::string accelerator_device_name(c10::DeviceType type, int index);
+
+// Backend-specific factories (one translation unit each).
+std::unique_ptr<Device> make_cpu_device();
+std::unique_ptr<Device> make_accelerator_device(c10::DeviceType type, int index);
+
+}  // namespace accelbench

@@ -1,0 +1,172 @@
+#include "engine/runner.h"
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "core/errors.h"
+#include "device/device.h"
+#include "workloads/workload.h"
+
+namespace accelbench {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string first_line(const std::string& s) {
+  auto line = s.substr(0, s.find('\n'));
+  return line.size() > 400 ? line.substr(0, 400) + "..." : line;
+}
+
+void check_finite(const at::Tensor& loss, const char* where, std::size_t step) {
+  const double v = loss.item<double>();  // after the clock was read: not timed
+  if (!std::isfinite(v))
+    throw CaseError(fmt::format("loss became {} at {} step {}: training diverged", std::isnan(v) ? "NaN" : "Inf", where, step));
+}
+}  // namespace
+
+CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& device, const MeasureOptions& opt,
+                        const ProgressFn& progress) {
+  CaseResult r;
+  r.spec = spec;
+  r.ci_target = opt.stopping.ci_target;
+  const auto info = workload.info();
+  r.samples_per_epoch = info.samples_per_epoch;
+  r.epoch_unit = info.epoch_unit;
+  r.train_flops_per_sample = info.train_flops_per_sample;
+  const auto case_start = Clock::now();
+  const double allowance = opt.stopping.max_time_s;
+  ProgressEvent ev;
+  ev.spec = &spec;
+  ev.case_allowance_s = allowance;
+  auto report = [&](const char* stage, std::size_t n, double hw) {
+    if (!progress) return;
+    ev.stage = stage;
+    ev.samples = n;
+    ev.relative_half_width = hw;
+    ev.case_elapsed_s = seconds_since(case_start);
+    progress(ev);
+  };
+
+  try {
+    if (spec.threads > 0) at::set_num_threads(spec.threads);
+    r.spec.threads = at::get_num_threads();
+    report("build", 0, INFINITY);
+    device.reset_peak_memory();
+    WorkloadOptions wo;
+    wo.device = device.torch_device();
+    wo.batch_size = spec.batch_size;
+    wo.seed = opt.seed;
+    wo.use_real_data = opt.use_real_data;
+    wo.data_dir = opt.data_dir;
+    auto task = workload.build(wo);
+    r.parameter_count = task->parameter_count();
+    r.data_source = task->data_source();
+    r.synthetic_data = task->synthetic_data();
+    r.optimizer = task->optimizer_description();
+    r.loss_before = task->evaluation_loss();
+    if (!std::isfinite(r.loss_before)) throw CaseError("the initial loss is not finite");
+
+    // Warm-up: until the step time stops moving, bounded by a share of the case's time.
+    WarmupDetector warmup({.min_steps = opt.min_warmup_steps});
+    const auto warm_start = Clock::now();
+    const double warm_limit = opt.max_warmup_fraction * allowance;
+    while (true) {
+      const auto t0 = Clock::now();
+      auto loss = task->step();
+      device.synchronize();
+      warmup.add(seconds_since(t0));
+      check_finite(loss, "warm-up", warmup.count());
+      report("warm-up", warmup.count(), INFINITY);
+      if (warmup.stable()) break;
+      if (warmup.count() >= opt.min_warmup_steps && seconds_since(warm_start) >= warm_limit) {
+        r.warmup_stable = false;
+        break;
+      }
+    }
+    r.warmup_steps = static_cast<int>(warmup.count());
+    r.warmup_s = seconds_since(warm_start);
+
+    // Group short steps so that timer and synchronization overhead stay small against a sample.
+    const double step_estimate = std::max(warmup.recent_median(), 1e-9);
+    const int K = opt.phases ? 1 : std::max(1, static_cast<int>(std::ceil(opt.min_sample_time_s / step_estimate)));
+    r.steps_per_sample = K;
+
+    StoppingRule rule = opt.stopping;
+    rule.max_time_s = std::max(0.0, allowance - seconds_since(case_start));
+    AdaptiveStopper stopper(rule);
+    if (opt.phases) r.phases = PhaseSamples{};
+    const auto sample_start = Clock::now();
+    std::size_t step_no = 0;
+    auto last_report = Clock::now();
+    while (true) {
+      double sample_s = 0;
+      at::Tensor loss;
+      if (opt.phases) {
+        const auto t0 = Clock::now();
+        loss = task->forward_loss();
+        device.synchronize();
+        const auto t1 = Clock::now();
+        task->backward(loss);
+        device.synchronize();
+        const auto t2 = Clock::now();
+        task->optimizer_step();
+        device.synchronize();
+        const auto t3 = Clock::now();
+        r.phases->forward.push_back(std::chrono::duration<double>(t1 - t0).count());
+        r.phases->backward.push_back(std::chrono::duration<double>(t2 - t1).count());
+        r.phases->optimizer.push_back(std::chrono::duration<double>(t3 - t2).count());
+        sample_s = std::chrono::duration<double>(t3 - t0).count();
+      } else {
+        const auto t0 = Clock::now();
+        for (int k = 0; k < K; ++k) loss = task->step();
+        device.synchronize();
+        sample_s = seconds_since(t0) / K;
+      }
+      step_no += static_cast<std::size_t>(K);
+      stopper.add(sample_s, seconds_since(sample_start));
+      check_finite(loss, "measured", step_no);
+      if (seconds_since(last_report) > 0.25) {
+        report("measure", stopper.samples().size(), stopper.relative_half_width());
+        last_report = Clock::now();
+      }
+      if (stopper.should_stop() && stopper.samples().size() >= opt.floor_samples) break;
+    }
+    r.measure_s = seconds_since(sample_start);
+    r.samples = stopper.samples();
+    r.noisy = !stopper.target_met();
+    r.loss_after = task->evaluation_loss();
+    r.memory = device.memory_usage();
+    task.reset();
+  } catch (const c10::OutOfMemoryError& e) {
+    r.status = "failed";
+    r.error = "out of memory: " + first_line(e.what_without_backtrace());
+  } catch (const c10::Error& e) {
+    r.status = "failed";
+    const auto msg = first_line(e.what_without_backtrace());
+    r.error = (msg.find("out of memory") != std::string::npos || msg.find("can't allocate memory") != std::string::npos)
+                  ? "out of memory: " + msg
+                  : msg;
+  } catch (const std::exception& e) {
+    r.status = "failed";
+    r.error = first_line(e.what());
+  }
+  device.empty_cache();
+  r.wall_s = seconds_since(case_start);
+  if (!r.samples.empty()) {
+    r.stats = summarize(r.samples);
+    r.relative_ci_half_width = r.stats.ci_half_width_relative();
+    r.samples_per_s = static_cast<double>(spec.batch_size) / r.stats.median;
+    const double steps_per_epoch = std::ceil(static_cast<double>(r.samples_per_epoch) / static_cast<double>(spec.batch_size));
+    r.epoch_s_estimate = r.stats.median * steps_per_epoch;
+    r.achieved_flops_per_s = r.train_flops_per_sample * r.samples_per_s;
+  }
+  return r;
+}
+
+}  // namespace accelbench

@@ -1,0 +1,43 @@
+#pragma once
+// The Runner: measures one case. Builds the model, optimizer and staged batches on the device,
+// warms up until the step time is stable, then takes timed training steps (each sample closed by a
+// device synchronization) until the median's CI meets its target or the time runs out.
+#include <functional>
+#include <string>
+
+#include "core/results.h"
+#include "core/stopping.h"
+
+namespace accelbench {
+
+class Device;
+class Workload;
+
+struct MeasureOptions {
+  StoppingRule stopping;              // max_time_s bounds the whole case: build, warm-up, sampling
+  double min_sample_time_s = 1e-3;    // short steps are grouped K at a time so a sample lasts this long
+  double max_warmup_fraction = 0.3;   // of the case's time
+  std::size_t min_warmup_steps = 3;
+  std::size_t floor_samples = 3;      // taken even past the deadline, so that a case says something
+  bool phases = false;                // time forward / backward / optimizer separately
+  std::uint64_t seed = 0;
+  bool use_real_data = true;
+  std::string data_dir;
+};
+
+struct ProgressEvent {
+  const CaseSpec* spec = nullptr;
+  std::string stage;                  // "build", "warm-up", "measure"
+  std::size_t samples = 0;
+  double relative_half_width = 0;
+  double case_elapsed_s = 0;
+  double case_allowance_s = 0;
+};
+using ProgressFn = std::function<void(const ProgressEvent&)>;
+
+// Never throws for what goes wrong inside the case (out of memory, NaN, a backend error): the
+// result then has status "failed" and a one-line error.
+CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& device, const MeasureOptions& options,
+                        const ProgressFn& progress = {});
+
+}  // namespace accelbench

@@ -1,0 +1,48 @@
+#pragma once
+// Adam/AdamW the way Python's torch.optim.Adam(fused=True) runs it: the fused ATen kernel
+// (_fused_adam_/_fused_adamw_) on devices that have one (CPU, CUDA, MPS), libtorch's
+// torch::optim::Adam elsewhere. The C++ optimizers have no fused option (libtorch-facts section 3).
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace accelbench {
+
+struct AdamConfig {
+  double lr = 1e-3;
+  double beta1 = 0.9, beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0.0;
+  bool decoupled_weight_decay = false;  // AdamW
+  bool allow_fused = true;
+};
+
+class Adam {
+ public:
+  Adam(std::vector<at::Tensor> params, AdamConfig config);
+  ~Adam();
+  Adam(const Adam&) = delete;
+  Adam& operator=(const Adam&) = delete;
+
+  void step();
+  void zero_grad();                 // sets gradients to none, as Python's default
+  void set_lr(double lr) { config_.lr = lr; }
+  double lr() const { return config_.lr; }
+  bool fused() const { return fused_; }
+  std::string description() const;  // "adam (fused ATen kernel)"
+
+  // Whether the fused kernels exist for this device type.
+  static bool has_fused_kernel(c10::DeviceType type);
+
+ private:
+  std::vector<at::Tensor> params_;
+  AdamConfig config_;
+  bool fused_ = false;
+  std::vector<at::Tensor> exp_avg_, exp_avg_sq_, steps_;
+  struct Fallback;
+  std::unique_ptr<Fallback> fallback_;
+};
+
+}  // namespace accelbench

@@ -1,0 +1,318 @@
+// The HTML report: one self-contained file (inline CSS, inline SVG, one small inline script that only
+// marks the page as loaded and checks its own charts; a Content-Security-Policy forbids any network
+// access). Each chart has its data table beside it.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/durations.h"
+#include "report/article_reference.h"
+#include "report/reports.h"
+#include "report/svg_chart.h"
+
+namespace accelbench {
+
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+std::string html_table(const Rows& rows, const std::string& cls = "") {
+  std::string out = fmt::format("<table{}>\n", cls.empty() ? "" : " class=\"" + cls + "\"");
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    out += r == 0 ? "<thead><tr>" : "<tr>";
+    for (const auto& c : rows[r]) out += (r == 0 ? "<th>" : "<td>") + xml_escape(c) + (r == 0 ? "</th>" : "</td>");
+    out += r == 0 ? "</tr></thead>\n<tbody>\n" : "</tr>\n";
+  }
+  return out + "</tbody></table>\n";
+}
+
+std::string figure(const std::string& key, const std::string& caption, const std::string& svg, const Rows& table) {
+  return fmt::format("<figure class=\"chart\" data-chart=\"{}\">\n<figcaption>{}</figcaption>\n<div class=\"chart-row\">\n"
+                     "<div class=\"chart-body\">\n{}</div>\n<div class=\"chart-table\">\n{}</div>\n</div>\n</figure>\n",
+                     key, xml_escape(caption), svg, html_table(table, "chart-data"));
+}
+
+std::string empty_figure(const std::string& key, const std::string& caption, const std::string& why) {
+  return fmt::format("<figure class=\"chart empty\" data-chart=\"{}\">\n<figcaption>{}</figcaption>\n<p class=\"no-data\">{}</p>\n</figure>\n",
+                     key, xml_escape(caption), xml_escape(why));
+}
+
+constexpr const char* kStyle = R"css(
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1180px; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 6px 0; }
+th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: right; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+.meta td { text-align: left; }
+.published { background: #fff4d6; border: 1px solid #e0b000; padding: 8px 12px; }
+.warning { color: #a40; }
+figure.chart { margin: 18px 0; padding: 10px; border: 1px solid #e3e3e3; border-radius: 4px; }
+figure.chart figcaption { font-weight: bold; margin-bottom: 6px; }
+.chart-row { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
+.chart-table { max-height: 360px; overflow: auto; }
+svg text { font-size: 11px; fill: #222; } svg .chart-title { font-size: 13px; font-weight: bold; }
+.no-data { color: #777; font-style: italic; }
+footer { margin-top: 2em; color: #777; font-size: 0.8em; }
+)css";
+
+// Marks the page loaded, counts each chart's elements, records script errors: for the browser test
+// and for anyone who opens the page with the developer tools.
+constexpr const char* kScript = R"js(
+(function () {
+  var errors = [];
+  window.addEventListener('error', function (e) { errors.push(String(e.message)); document.body.setAttribute('data-errors', errors.join(' | ')); });
+  window.addEventListener('load', function () {
+    var figs = document.querySelectorAll('figure.chart');
+    var ok = 0, drawn = 0;
+    for (var i = 0; i < figs.length; i++) {
+      var f = figs[i];
+      if (f.classList.contains('empty')) { f.setAttribute('data-check', 'empty'); continue; }
+      drawn++;
+      var svg = f.querySelector('svg');
+      var marks = svg ? svg.querySelectorAll('rect.bar, rect.ref-bar, polyline.series').length : 0;
+      var rows = f.querySelectorAll('table.chart-data tbody tr').length;
+      var box = svg ? svg.getBoundingClientRect() : null;
+      var good = svg && marks > 0 && rows > 0 && box && box.width > 0 && box.height > 0;
+      f.setAttribute('data-marks', String(marks));
+      f.setAttribute('data-rows', String(rows));
+      f.setAttribute('data-check', good ? 'ok' : 'bad');
+      if (good) ok++;
+    }
+    document.body.setAttribute('data-charts', String(drawn));
+    document.body.setAttribute('data-charts-ok', String(ok));
+    document.body.setAttribute('data-errors-count', String(errors.length));
+    document.body.setAttribute('data-loaded', 'yes');
+  });
+})();
+)js";
+
+std::string ms(double s) { return fmt::format("{:.3g}", s * 1e3); }
+
+}  // namespace
+
+std::string render_html_report(const ReportSource& src) {
+  const auto& run = src.run;
+  const auto& ctx = run.context;
+  const bool published = is_published_run(run);
+  const auto devices = report_devices(run);
+  const auto models = report_workloads(run);
+  const std::string title = fmt::format("accelbench report: {}", src.name.empty() ? "run" : src.name);
+
+  std::string body;
+  body += fmt::format("<h1>{}</h1>\n", xml_escape(title));
+  if (published)
+    body += fmt::format("<p class=\"published\"><strong>Published figures, not measurements.</strong> {} ({}; {})</p>\n",
+                        xml_escape(ctx.settings.value("note", std::string())), xml_escape(ctx.settings.value("source", std::string())),
+                        xml_escape(ctx.settings.value("method", std::string())));
+  Rows meta{{"", ""}};
+  meta.push_back({"command", run.command});
+  if (!ctx.timestamp_utc.empty()) meta.push_back({"when (UTC)", ctx.timestamp_utc});
+  meta.push_back({"machine", fmt::format("{} ({}; {} physical / {} logical cores, {})", ctx.host,
+                                         ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model, ctx.physical_cores, ctx.logical_cores,
+                                         format_bytes(static_cast<double>(ctx.memory_bytes)))});
+  if (!ctx.os.empty()) meta.push_back({"system", fmt::format("{} {} {}", ctx.os, ctx.kernel, ctx.arch)});
+  meta.push_back({"PyTorch", ctx.torch_version});
+  meta.push_back({"accelbench", fmt::format("{} ({})", ctx.accelbench_version, ctx.git_commit)});
+  for (const auto& d : ctx.devices)
+    if (d.type != "cpu") meta.push_back({"accelerator " + d.id, d.name});
+  if (run.wall_s > 0) meta.push_back({"wall time", format_duration(run.wall_s)});
+  body += html_table(meta, "meta");
+  for (const auto& w : ctx.warnings) body += fmt::format("<p class=\"warning\">warning: {}</p>\n", xml_escape(w));
+
+  // The article's view.
+  body += "<h2>Training time and speed-up</h2>\n";
+  {
+    Rows t{{"model"}};
+    for (const auto& d : devices) t[0].push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
+    for (const auto& d : devices)
+      if (d != "cpu") t[0].push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
+    if (!published) t[0].push_back("article (M2, published)");
+    for (const auto& m : models) {
+      std::vector<std::string> row{m};
+      for (const auto& d : devices) {
+        auto c = std::find_if(run.cases.begin(), run.cases.end(),
+                              [&](const CaseResult& x) { return x.spec.workload == m && x.spec.device == d; });
+        if (c == run.cases.end()) row.push_back("-");
+        else if (c->status != "ok") row.push_back("failed");
+        else row.push_back(published ? fmt::format("{:g} {}", c->epoch_s_estimate, c->epoch_unit)
+                                     : fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
+      }
+      for (const auto& d : devices) {
+        if (d == "cpu") continue;
+        const auto* s = find_speedup(run, m, d);
+        row.push_back(!s ? "-" : published ? fmt::format("{:.2f}x", s->ratio)
+                                           : fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s->ratio, s->ci_low, s->ci_high));
+      }
+      if (!published) {
+        const double a = article_speedup(m);
+        row.push_back(a > 0 ? fmt::format("{:.2f}x", a) : "-");
+      }
+      t.push_back(row);
+    }
+    body += html_table(t, "summary");
+  }
+
+  body += "<h2>Charts</h2>\n";
+  // 1. Speed-up per workload and device, CI whiskers, the article's figure beside.
+  {
+    BarChartSpec spec{"chart-speedup", "Speed-up over the CPU (median ratio, 95% CI)", "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
+    Rows t{{"workload", "device", "speed-up", "95% CI", "article (M2)"}};
+    for (const auto& m : models) {
+      for (const auto& s : run.speedups) {
+        if (s.workload != m) continue;
+        spec.items.push_back(BarItem{m, published ? "article M2 (published)" : s.device, s.ratio, s.ci_low, s.ci_high, published});
+        const double a = article_speedup(m);
+        t.push_back({m, s.device, fmt::format("{:.2f}x", s.ratio),
+                     published ? "published: none" : fmt::format("{:.2f} - {:.2f}", s.ci_low, s.ci_high),
+                     a > 0 ? fmt::format("{:.2f}x", a) : "-"});
+      }
+      const double a = article_speedup(m);
+      if (!published && a > 0 && find_if(run.speedups.begin(), run.speedups.end(), [&](const Speedup& s) { return s.workload == m; }) != run.speedups.end())
+        spec.items.push_back(BarItem{m, "article M2 (published)", a, a, a, true});
+    }
+    if (run.speedups.empty())
+      body += empty_figure("speedup", "Speed-up per workload and device",
+                           "No speed-up in this run: no accelerator case had a CPU case to compare with.");
+    else
+      body += figure("speedup", "Speed-up per workload and device (hatched: the article's published M2 figure)",
+                     render_bar_chart(spec), t);
+  }
+  // 2. Step time per device.
+  {
+    BarChartSpec spec{"chart-step-time", published ? "Published time per device" : "Median step time per device (95% CI)",
+                      published ? "seconds (log scale)" : "ms per step (log scale)", {}, true, std::nullopt, "{:.3g}"};
+    Rows t{{"workload", "device", "batch", published ? "time" : "median (ms)", "95% CI (ms)", "n"}};
+    for (const auto& c : run.cases) {
+      if (c.status != "ok" || !(c.stats.median > 0)) continue;
+      const double scale = published ? 1.0 : 1e3;
+      const std::string series = c.spec.device + (c.spec.batch_size && !published ? fmt::format(" b{}", c.spec.batch_size) : "");
+      spec.items.push_back(BarItem{c.spec.workload, series, c.stats.median * scale, c.stats.ci_low * scale,
+                                   c.stats.ci_high * scale, published});
+      t.push_back({c.spec.workload, c.spec.device, std::to_string(c.spec.batch_size),
+                   published ? fmt::format("{:g} {}", c.stats.median, c.epoch_unit) : ms(c.stats.median),
+                   published ? "-" : fmt::format("{} - {}", ms(c.stats.ci_low), ms(c.stats.ci_high)), std::to_string(c.stats.n)});
+    }
+    if (spec.items.empty()) body += empty_figure("step-time", "Step time per device", "No successful case in this run.");
+    else body += figure("step-time", published ? "Time per device" : "Step time per device", render_bar_chart(spec), t);
+  }
+  // 3-4. Throughput and memory against batch size (sweeps).
+  {
+    std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> sizes;
+    for (const auto& c : run.cases)
+      if (c.status == "ok" && c.spec.batch_size > 0) sizes[{c.spec.workload, c.spec.device}].insert(c.spec.batch_size);
+    LineChartSpec thr{"chart-sweep-throughput", "Throughput against batch size", "batch size", "samples/s", {}, true};
+    LineChartSpec mem{"chart-sweep-memory", "Peak memory against batch size", "batch size", "MiB", {}, true};
+    Rows tt{{"workload", "device", "batch", "samples/s"}}, tm{{"workload", "device", "batch", "peak memory"}};
+    for (const auto& m : models)
+      for (const auto& d : devices) {
+        auto it = sizes.find({m, d});
+        if (it == sizes.end() || it->second.size() < 2) continue;
+        LineSeries st{m + " on " + d, {}}, sm{m + " on " + d, {}};
+        for (auto b : it->second)
+          for (const auto& c : run.cases) {
+            if (c.spec.workload != m || c.spec.device != d || c.spec.batch_size != b || c.status != "ok") continue;
+            st.points.emplace_back(static_cast<double>(b), c.samples_per_s);
+            tt.push_back({m, d, std::to_string(b), format_count(c.samples_per_s)});
+            if (const double bytes = peak_memory_bytes(c); bytes > 0) {
+              sm.points.emplace_back(static_cast<double>(b), bytes / (1024.0 * 1024.0));
+              tm.push_back({m, d, std::to_string(b), peak_memory_text(c)});
+            }
+            break;
+          }
+        if (st.points.size() >= 2) thr.series.push_back(st);
+        if (sm.points.size() >= 2) mem.series.push_back(sm);
+      }
+    const std::string why = "No sweep in this run: each workload and device has one batch size (accelbench sweep measures several).";
+    if (thr.series.empty()) body += empty_figure("sweep-throughput", "Throughput against batch size", why);
+    else body += figure("sweep-throughput", "Throughput against batch size", render_line_chart(thr), tt);
+    if (mem.series.empty())
+      body += empty_figure("sweep-memory", "Memory against batch size",
+                           thr.series.empty() ? why : "The sweep's cases report no memory figure.");
+    else body += figure("sweep-memory", "Peak memory against batch size", render_line_chart(mem), tm);
+  }
+  // 5-6. Power and temperature over time (telemetry).
+  {
+    const auto tel = telemetry_series(src.document);
+    LineChartSpec pw{"chart-power", "Power over time", "time (s)", "W", {}, false};
+    LineChartSpec tc{"chart-temperature", "Temperature over time", "time (s)", "degrees C", {}, false};
+    Rows tp{{"series", "points", "mean W", "max W"}}, tt{{"series", "points", "mean C", "max C"}};
+    for (const auto& s : tel) {
+      LineSeries a{s.label, {}}, b{s.label, {}};
+      double psum = 0, pmax = 0, tsum = 0, tmax = -1e9;
+      for (std::size_t i = 0; i < s.t_s.size(); ++i) {
+        if (std::isfinite(s.power_w[i])) { a.points.emplace_back(s.t_s[i], s.power_w[i]); psum += s.power_w[i]; pmax = std::max(pmax, s.power_w[i]); }
+        if (std::isfinite(s.temperature_c[i])) { b.points.emplace_back(s.t_s[i], s.temperature_c[i]); tsum += s.temperature_c[i]; tmax = std::max(tmax, s.temperature_c[i]); }
+      }
+      if (!a.points.empty()) {
+        tp.push_back({s.label, std::to_string(a.points.size()), fmt::format("{:.1f}", psum / static_cast<double>(a.points.size())), fmt::format("{:.1f}", pmax)});
+        pw.series.push_back(std::move(a));
+      }
+      if (!b.points.empty()) {
+        tt.push_back({s.label, std::to_string(b.points.size()), fmt::format("{:.1f}", tsum / static_cast<double>(b.points.size())), fmt::format("{:.1f}", tmax)});
+        tc.series.push_back(std::move(b));
+      }
+    }
+    const std::string why = "No telemetry in this run (no power or temperature readings were recorded).";
+    if (pw.series.empty()) body += empty_figure("power", "Power over time", why);
+    else body += figure("power", "Power over time (telemetry)", render_line_chart(pw), tp);
+    if (tc.series.empty()) body += empty_figure("temperature", "Temperature over time", why);
+    else body += figure("temperature", "Temperature over time (telemetry)", render_line_chart(tc), tt);
+  }
+
+  // The cases.
+  if (!published) {
+    body += "<h2>Cases</h2>\n";
+    Rows t{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI", "+-", "n", "samples/s", "peak memory", "notes"}};
+    for (const auto& c : run.cases) {
+      if (c.status != "ok") {
+        t.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
+                     "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
+        continue;
+      }
+      std::vector<std::string> notes;
+      if (c.noisy) notes.push_back("noisy");
+      if (!c.warmup_stable) notes.push_back("warm-up not stable");
+      if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
+      if (c.synthetic_data) notes.push_back("synthetic data");
+      t.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
+                   format_seconds_short(c.stats.median),
+                   fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
+                   fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
+                   format_count(c.samples_per_s), peak_memory_text(c), fmt::format("{}", fmt::join(notes, "; "))});
+    }
+    body += html_table(t, "cases");
+  }
+
+  // The article's figures.
+  body += "<h2>The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)</h2>\n";
+  {
+    Rows t{{"case", "CPU", "MPS", "speed-up (article)", "speed-up (this run)"}};
+    for (const auto& f : article_figures()) {
+      std::vector<std::string> parts;
+      if (!published)
+        for (const auto& s : run.speedups)
+          if (s.workload == f.workload) parts.push_back(fmt::format("{:.2f}x [{:.2f}, {:.2f}] on {}", s.ratio, s.ci_low, s.ci_high, s.device));
+      t.push_back({fmt::format("{} (section {})", f.label, f.section), fmt::format("{:g} {}", f.cpu, f.unit),
+                   fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup),
+                   parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, "; "))});
+    }
+    body += html_table(t, "article");
+  }
+  body += fmt::format("<footer>Generated by accelbench {} from {}. Self-contained: no network access, no external script.</footer>\n",
+                      xml_escape(ctx.accelbench_version), xml_escape(src.name));
+
+  std::string out;
+  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+         "script-src 'unsafe-inline'; img-src data:\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body data-report=\"accelbench\">\n", xml_escape(title), kStyle);
+  out += body;
+  out += fmt::format("<script>{}</script>\n</body>\n</html>\n", kScript);
+  return out;
+}
+
+}  // namespace accelbench

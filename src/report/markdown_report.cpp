@@ -1,0 +1,156 @@
+// The Markdown report: the article's table (model | CPU | accelerator | speed-up), with the
+// article's own speed-up beside the user's, then one line per case.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/durations.h"
+#include "report/article_reference.h"
+#include "report/reports.h"
+
+namespace accelbench {
+
+namespace {
+std::string md_cell(std::string s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else out += ch;
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string md_table(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns = 1) {
+  if (rows.empty()) return "";
+  std::string out;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    out += "|";
+    for (const auto& c : rows[r]) out += " " + md_cell(c) + " |";
+    out += "\n";
+    if (r == 0) {
+      out += "|";
+      for (std::size_t i = 0; i < rows[0].size(); ++i) out += i < left_columns ? "---|" : "---:|";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string speedup_text(const Speedup& s, bool published) {
+  if (published) return fmt::format("{:.2f}x", s.ratio);
+  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s.ratio, s.ci_low, s.ci_high);
+}
+}  // namespace
+
+std::string render_markdown_report(const ReportSource& src) {
+  const auto& run = src.run;
+  const auto& ctx = run.context;
+  const bool published = is_published_run(run);
+  std::string out;
+  out += fmt::format("# accelbench report: {}\n\n", src.name.empty() ? "run" : src.name);
+  if (published)
+    out += "> **Published figures, not measurements.** " + ctx.settings.value("note", std::string()) + " (" +
+           ctx.settings.value("source", std::string()) + "; " + ctx.settings.value("method", std::string()) + ")\n\n";
+  std::vector<std::vector<std::string>> meta{{"", ""}};
+  meta.push_back({"command", run.command});
+  if (!ctx.timestamp_utc.empty()) meta.push_back({"when (UTC)", ctx.timestamp_utc});
+  meta.push_back({"machine", fmt::format("{} ({}; {} physical / {} logical cores)", ctx.host, ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model,
+                                         ctx.physical_cores, ctx.logical_cores)});
+  if (!ctx.os.empty()) meta.push_back({"system", fmt::format("{} {} {}", ctx.os, ctx.kernel, ctx.arch)});
+  meta.push_back({"PyTorch", ctx.torch_version});
+  meta.push_back({"accelbench", fmt::format("{} ({})", ctx.accelbench_version, ctx.git_commit)});
+  for (const auto& d : ctx.devices)
+    if (d.type != "cpu") meta.push_back({"accelerator " + d.id, d.name});
+  if (run.wall_s > 0) meta.push_back({"wall time", format_duration(run.wall_s)});
+  out += md_table(meta) + "\n";
+  for (const auto& w : ctx.warnings) out += fmt::format("- warning: {}\n", w);
+  if (!ctx.warnings.empty()) out += "\n";
+
+  // Table 1: the article's view.
+  const auto devices = report_devices(run);
+  const auto models = report_workloads(run);
+  auto find_case = [&](const std::string& m, const std::string& d) -> const CaseResult* {
+    for (const auto& c : run.cases)
+      if (c.spec.workload == m && c.spec.device == d) return &c;
+    return nullptr;
+  };
+  out += "## Training time and speed-up\n\n";
+  std::vector<std::vector<std::string>> t1;
+  std::vector<std::string> header{"model"};
+  for (const auto& d : devices) header.push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
+  for (const auto& d : devices)
+    if (d != "cpu") header.push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
+  if (!published) header.push_back("article (M2, published)");
+  t1.push_back(header);
+  for (const auto& m : models) {
+    std::vector<std::string> row{m};
+    for (const auto& d : devices) {
+      const auto* c = find_case(m, d);
+      if (!c) row.push_back("-");
+      else if (c->status != "ok") row.push_back("failed");
+      else if (published) row.push_back(fmt::format("{:g} {}", c->epoch_s_estimate, c->epoch_unit));
+      else row.push_back(fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
+    }
+    for (const auto& d : devices) {
+      if (d == "cpu") continue;
+      const auto* s = find_speedup(run, m, d);
+      row.push_back(s ? speedup_text(*s, published) : "-");
+    }
+    if (!published) {
+      const double a = article_speedup(m);
+      row.push_back(a > 0 ? fmt::format("{:.2f}x", a) : "-");
+    }
+    t1.push_back(row);
+  }
+  out += md_table(t1);
+  if (!published)
+    out += "\ns/epoch = median step time x steps per epoch (an estimate). Speed-up = CPU median / device median, "
+           "95% bootstrap CI. The article's column is its published M2 figure (mean of 5 runs, no CI): a reference, "
+           "not a measurement.\n";
+  out += "\n";
+
+  // Table 2: one line per case.
+  if (!published) {
+    out += "## Cases\n\n";
+    std::vector<std::vector<std::string>> t2{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI",
+                                              "+-", "n", "samples/s", "peak memory", "notes"}};
+    for (const auto& c : run.cases) {
+      if (c.status != "ok") {
+        t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
+                      std::to_string(c.spec.threads), "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
+        continue;
+      }
+      std::vector<std::string> notes;
+      if (c.noisy) notes.push_back("noisy");
+      if (!c.warmup_stable) notes.push_back("warm-up not stable");
+      if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
+      if (c.synthetic_data) notes.push_back("synthetic data");
+      t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
+                    std::to_string(c.spec.threads), format_seconds_short(c.stats.median),
+                    fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
+                    fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
+                    format_count(c.samples_per_s), peak_memory_text(c), fmt::format("{}", fmt::join(notes, "; "))});
+    }
+    out += md_table(t2, 3) + "\n";
+  }
+
+  // Table 3: the article's figures, with the user's speed-up where the workload matches.
+  out += "## The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)\n\n";
+  std::vector<std::vector<std::string>> t3{{"case", "CPU", "MPS", "speed-up (article)", "speed-up (this run)"}};
+  for (const auto& f : article_figures()) {
+    std::string yours = "-";
+    if (!published) {
+      std::vector<std::string> parts;
+      for (const auto& s : run.speedups)
+        if (s.workload == f.workload) parts.push_back(fmt::format("{} on {}", speedup_text(s, false), s.device));
+      if (!parts.empty()) yours = fmt::format("{}", fmt::join(parts, "; "));
+    }
+    t3.push_back({fmt::format("{} (section {})", f.label, f.section), fmt::format("{:g} {}", f.cpu, f.unit),
+                  fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup), yours});
+  }
+  out += md_table(t3);
+  return out;
+}
+
+}  // namespace accelbench

@@ -1,0 +1,161 @@
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "core/durations.h"
+#include "core/errors.h"
+#include "report/reports.h"
+
+namespace accelbench {
+
+using nlohmann::json;
+
+std::string normalize_report_format(const std::string& format) {
+  std::string f = format;
+  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (f == "md" || f == "markdown") return "md";
+  if (f == "csv") return "csv";
+  if (f == "html" || f == "htm") return "html";
+  throw UsageError(fmt::format("unknown report format '{}': use md, csv or html", format));
+}
+
+std::string render_report(const ReportSource& src, const std::string& format) {
+  const auto f = normalize_report_format(format);
+  if (f == "md") return render_markdown_report(src);
+  if (f == "csv") return render_csv_report(src);
+  return render_html_report(src);
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw UsageError(fmt::format("cannot write {}: it is a directory", path));
+  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+    out << text;
+    out.flush();
+    if (!out) {
+      out.close();
+      std::remove(tmp.c_str());
+      throw UsageError(fmt::format("cannot write {}: write failed", path));
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw UsageError(fmt::format("cannot write {}: {}", path, ec.message()));
+  }
+}
+
+std::vector<std::string> report_devices(const RunResult& run) {
+  std::vector<std::string> devices;
+  for (const auto& c : run.cases)
+    if (std::find(devices.begin(), devices.end(), c.spec.device) == devices.end()) devices.push_back(c.spec.device);
+  std::stable_partition(devices.begin(), devices.end(), [](const std::string& d) { return d == "cpu"; });
+  return devices;
+}
+
+std::vector<std::string> report_workloads(const RunResult& run) {
+  std::vector<std::string> models;
+  for (const auto& c : run.cases)
+    if (std::find(models.begin(), models.end(), c.spec.workload) == models.end()) models.push_back(c.spec.workload);
+  return models;
+}
+
+const Speedup* find_speedup(const RunResult& run, const std::string& workload, const std::string& device) {
+  for (const auto& s : run.speedups)
+    if (s.workload == workload && s.device == device) return &s;
+  return nullptr;
+}
+
+double peak_memory_bytes(const CaseResult& c) {
+  if (c.memory.peak_allocated_bytes) return static_cast<double>(*c.memory.peak_allocated_bytes);
+  if (c.memory.allocated_bytes) return static_cast<double>(*c.memory.allocated_bytes);
+  if (c.memory.peak_rss_bytes) return static_cast<double>(*c.memory.peak_rss_bytes);
+  return 0;
+}
+
+std::string peak_memory_text(const CaseResult& c) {
+  if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
+  if (c.memory.allocated_bytes) return format_bytes(static_cast<double>(*c.memory.allocated_bytes)) + " (now)";
+  if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
+  return "-";
+}
+
+namespace {
+double number_at(const json& obj, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (auto it = obj.find(k); it != obj.end() && it->is_number()) return it->get<double>();
+  return std::numeric_limits<double>::quiet_NaN();
+}
+const json* array_at(const json& obj, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (auto it = obj.find(k); it != obj.end() && it->is_array()) return &*it;
+  return nullptr;
+}
+
+bool parse_telemetry(const json& t, TelemetrySeries& s) {
+  if (!t.is_object()) return false;
+  static const auto time_keys = {"t_s", "t", "time_s"};
+  static const auto power_keys = {"power_w", "power", "watts"};
+  static const auto temp_keys = {"temperature_c", "temp_c", "temperature"};
+  if (const json* samples = array_at(t, {"samples", "series"})) {
+    for (const auto& p : *samples) {
+      if (!p.is_object()) continue;
+      s.t_s.push_back(number_at(p, time_keys));
+      s.power_w.push_back(number_at(p, power_keys));
+      s.temperature_c.push_back(number_at(p, temp_keys));
+    }
+  } else if (const json* ts = array_at(t, time_keys)) {
+    const json* pw = array_at(t, power_keys);
+    const json* tc = array_at(t, temp_keys);
+    for (std::size_t i = 0; i < ts->size(); ++i) {
+      auto at = [&](const json* a) {
+        return a && i < a->size() && (*a)[i].is_number() ? (*a)[i].get<double>() : std::numeric_limits<double>::quiet_NaN();
+      };
+      s.t_s.push_back(at(ts));
+      s.power_w.push_back(at(pw));
+      s.temperature_c.push_back(at(tc));
+    }
+  }
+  // keep the points with a time
+  TelemetrySeries clean{s.label, {}, {}, {}};
+  for (std::size_t i = 0; i < s.t_s.size(); ++i) {
+    if (!std::isfinite(s.t_s[i])) continue;
+    clean.t_s.push_back(s.t_s[i]);
+    clean.power_w.push_back(s.power_w[i]);
+    clean.temperature_c.push_back(s.temperature_c[i]);
+  }
+  s = clean;
+  return !s.t_s.empty();
+}
+}  // namespace
+
+std::vector<TelemetrySeries> telemetry_series(const json& document) {
+  std::vector<TelemetrySeries> out;
+  if (!document.is_object()) return out;
+  if (auto t = document.find("telemetry"); t != document.end()) {
+    TelemetrySeries s{"run", {}, {}, {}};
+    if (parse_telemetry(*t, s)) out.push_back(s);
+  }
+  if (auto cs = document.find("cases"); cs != document.end() && cs->is_array()) {
+    for (const auto& c : *cs) {
+      if (!c.is_object() || !c.contains("telemetry")) continue;
+      TelemetrySeries s{fmt::format("{} on {}", c.value("workload", "?"), c.value("device", "?")), {}, {}, {}};
+      if (parse_telemetry(c["telemetry"], s)) out.push_back(s);
+    }
+  }
+  return out;
+}
+
+}  // namespace accelbench

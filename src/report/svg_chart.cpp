@@ -1,0 +1,269 @@
+#include "report/svg_chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace accelbench {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+const char* series_colour(std::size_t i) {
+  static const char* palette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"};
+  return palette[i % 8];
+}
+
+namespace {
+
+constexpr double kWidth = 640, kHeight = 360;
+constexpr double kLeft = 70, kRight = 20, kTop = 40, kBottom = 70;
+
+std::string fmt_tick(double v) {
+  const double a = std::fabs(v);
+  if (a == 0) return "0";
+  if (a >= 1e6 || a < 1e-3) return fmt::format("{:.1e}", v);
+  if (a >= 100) return fmt::format("{:.0f}", v);
+  if (a >= 10) return fmt::format("{:.1f}", v);
+  if (a >= 1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+// "Nice" linear ticks from lo to hi.
+std::vector<double> linear_ticks(double lo, double hi, int target = 5) {
+  if (!(hi > lo)) hi = lo + 1;
+  const double raw = (hi - lo) / target;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  std::vector<double> t;
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
+  return t;
+}
+
+struct Axis {
+  double lo = 0, hi = 1;
+  bool log = false;
+  double a0 = 0, a1 = 1;  // pixel range
+  double map(double v) const {
+    double f;
+    if (log) f = (std::log10(std::max(v, 1e-300)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
+    else f = (v - lo) / (hi - lo);
+    return a0 + f * (a1 - a0);
+  }
+  std::vector<double> ticks() const {
+    if (!log) return linear_ticks(lo, hi);
+    std::vector<double> t;
+    for (double d = std::pow(10.0, std::floor(std::log10(lo))); d <= hi * 1.0001; d *= 10)
+      for (double m : {1.0, 2.0, 5.0})
+        if (d * m >= lo * 0.9999 && d * m <= hi * 1.0001) t.push_back(d * m);
+    return t;
+  }
+};
+
+std::string svg_open(const std::string& id, const std::string& title) {
+  return fmt::format(
+      "<svg class=\"chart-svg\" id=\"{0}\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {1} {2}\" width=\"{1}\" "
+      "height=\"{2}\" role=\"img\" aria-label=\"{3}\">\n<title>{3}</title>\n"
+      "<text class=\"chart-title\" x=\"{4}\" y=\"22\" text-anchor=\"middle\">{3}</text>\n",
+      xml_escape(id), kWidth, kHeight, xml_escape(title), kWidth / 2);
+}
+
+std::string y_axis(const Axis& y, const std::string& label) {
+  std::string out = fmt::format("<g class=\"axis y-axis\">\n<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#333\"/>\n",
+                                kLeft, kTop, kHeight - kBottom);
+  for (double t : y.ticks()) {
+    const double py = y.map(t);
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/>"
+        "<text class=\"tick\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+        kLeft, py, kWidth - kRight, kLeft - 6, py + 4, fmt_tick(t));
+  }
+  out += fmt::format("<text class=\"axis-label\" transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n</g>\n",
+                     (kTop + kHeight - kBottom) / 2, xml_escape(label));
+  return out;
+}
+
+std::string legend(const std::vector<std::string>& names, const std::vector<std::string>& colours,
+                   const std::vector<bool>& hatched) {
+  std::string out = "<g class=\"legend\">\n";
+  double x = kLeft;
+  const double y = kHeight - 18;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += fmt::format("<rect class=\"legend-key\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\" stroke=\"#333\"/>"
+                       "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
+                       x, y - 10, hatched[i] ? "url(#hatch)" : colours[i], x + 16, y, xml_escape(names[i]));
+    x += 28 + 7.0 * static_cast<double>(names[i].size());
+  }
+  return out + "</g>\n";
+}
+
+}  // namespace
+
+std::string render_bar_chart(const BarChartSpec& spec) {
+  std::vector<std::string> groups, series;
+  std::vector<bool> series_ref;
+  for (const auto& it : spec.items) {
+    if (std::find(groups.begin(), groups.end(), it.group) == groups.end()) groups.push_back(it.group);
+    if (std::find(series.begin(), series.end(), it.series) == series.end()) {
+      series.push_back(it.series);
+      series_ref.push_back(it.reference);
+    }
+  }
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& it : spec.items) {
+    for (double v : {it.value, it.high > 0 ? it.high : it.value, it.low > 0 ? it.low : it.value}) {
+      if (v > 0) lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  if (spec.baseline) hi = std::max(hi, *spec.baseline);
+  Axis y;
+  y.log = spec.log_scale && std::isfinite(lo) && lo > 0;
+  y.a0 = kHeight - kBottom;
+  y.a1 = kTop;
+  if (y.log) {
+    y.lo = std::pow(10.0, std::floor(std::log10(lo)));
+    y.hi = std::pow(10.0, std::ceil(std::log10(hi > 0 ? hi : 1)));
+  } else {
+    y.lo = 0;
+    y.hi = hi > 0 ? hi * 1.12 : 1;
+  }
+  std::string out = svg_open(spec.id, spec.title);
+  out += "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+         "<rect width=\"6\" height=\"6\" fill=\"#eee\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#777\" stroke-width=\"3\"/>"
+         "</pattern></defs>\n";
+  // ids inside one page must be unique: give this chart's pattern its own id
+  const std::string hatch_id = "hatch-" + spec.id;
+  auto replace_all = [](std::string s, const std::string& from, const std::string& to) {
+    for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+    return s;
+  };
+  out = replace_all(out, "id=\"hatch\"", "id=\"" + hatch_id + "\"");
+  out += y_axis(y, spec.y_label);
+  const double plot_w = kWidth - kLeft - kRight;
+  const double group_w = groups.empty() ? plot_w : plot_w / static_cast<double>(groups.size());
+  const double bar_w = std::min(40.0, group_w * 0.8 / std::max<std::size_t>(1, series.size()));
+  const double base_px = y.log ? y.map(y.lo) : y.map(0);
+  out += "<g class=\"bars\">\n";
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    const double gx = kLeft + group_w * static_cast<double>(gi);
+    out += fmt::format("<text class=\"tick group-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
+                       gx + group_w / 2, kHeight - kBottom + 18, xml_escape(groups[gi]));
+    std::vector<const BarItem*> in_group;
+    for (const auto& it : spec.items)
+      if (it.group == groups[gi]) in_group.push_back(&it);
+    const double start = gx + (group_w - bar_w * static_cast<double>(series.size())) / 2;
+    for (const auto* it : in_group) {
+      const auto si = static_cast<std::size_t>(std::find(series.begin(), series.end(), it->series) - series.begin());
+      const double x = start + bar_w * static_cast<double>(si);
+      const double top = y.map(std::max(it->value, y.log ? y.lo : 0.0));
+      const std::string cls = it->reference ? "ref-bar" : "bar";
+      const std::string fill = it->reference ? "url(#" + hatch_id + ")" : series_colour(si);
+      out += fmt::format(
+          "<rect class=\"{}\" data-group=\"{}\" data-series=\"{}\" data-value=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+          "height=\"{:.1f}\" fill=\"{}\" stroke=\"#333\" stroke-width=\"0.5\"><title>{} {}: {}</title></rect>\n",
+          cls, xml_escape(it->group), xml_escape(it->series), it->value, x + 1, std::min(top, base_px), bar_w - 2,
+          std::fabs(base_px - top), fill, xml_escape(it->group), xml_escape(it->series),
+          fmt::format(fmt::runtime(spec.value_format), it->value));
+      if (!it->reference && it->high > it->low && it->low > 0) {
+        const double cx = x + bar_w / 2, y0 = y.map(it->low), y1 = y.map(it->high);
+        out += fmt::format(
+            "<g class=\"whisker\"><line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\"/>"
+            "<line x1=\"{3:.1f}\" y1=\"{1:.1f}\" x2=\"{4:.1f}\" y2=\"{1:.1f}\" stroke=\"#000\"/>"
+            "<line x1=\"{3:.1f}\" y1=\"{2:.1f}\" x2=\"{4:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\"/></g>\n",
+            cx, y0, y1, cx - 5, cx + 5);
+      }
+    }
+  }
+  out += "</g>\n";
+  if (spec.baseline) {
+    const double py = y.map(*spec.baseline);
+    out += fmt::format("<line class=\"baseline\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#c00\" stroke-dasharray=\"4 3\"/>\n",
+                       kLeft, py, kWidth - kRight, py);
+  }
+  std::vector<std::string> colours;
+  for (std::size_t i = 0; i < series.size(); ++i) colours.push_back(series_colour(i));
+  std::string leg = legend(series, colours, series_ref);
+  out += replace_all(leg, "url(#hatch)", "url(#" + hatch_id + ")");
+  out += "</svg>\n";
+  return out;
+}
+
+std::string render_line_chart(const LineChartSpec& spec) {
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, yhi = 0, ylo = std::numeric_limits<double>::infinity();
+  for (const auto& s : spec.series)
+    for (auto [x, yv] : s.points) {
+      xlo = std::min(xlo, x); xhi = std::max(xhi, x);
+      ylo = std::min(ylo, yv); yhi = std::max(yhi, yv);
+    }
+  if (!std::isfinite(xlo)) { xlo = 0; xhi = 1; ylo = 0; yhi = 1; }
+  Axis x, y;
+  x.log = spec.log_x && xlo > 0;
+  x.a0 = kLeft; x.a1 = kWidth - kRight;
+  if (x.log) {
+    x.lo = xlo / 1.3; x.hi = xhi * 1.3;
+  } else {
+    const double pad = xhi > xlo ? (xhi - xlo) * 0.04 : 1;
+    x.lo = xlo - pad; x.hi = xhi + pad;
+  }
+  y.a0 = kHeight - kBottom; y.a1 = kTop;
+  y.lo = ylo >= 0 ? 0 : ylo * 1.1;
+  y.hi = yhi > y.lo ? yhi * 1.1 : y.lo + 1;
+  std::string out = svg_open(spec.id, spec.title);
+  out += y_axis(y, spec.y_label);
+  out += fmt::format("<g class=\"axis x-axis\">\n<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#333\"/>\n", kLeft,
+                     kHeight - kBottom, kWidth - kRight);
+  std::vector<double> xt;
+  if (x.log) {
+    for (const auto& s : spec.series)
+      for (auto [px, py] : s.points)
+        if (std::find(xt.begin(), xt.end(), px) == xt.end()) xt.push_back(px);
+  } else {
+    xt = linear_ticks(x.lo, x.hi);
+  }
+  for (double t : xt)
+    out += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x.map(t),
+                       kHeight - kBottom + 16, fmt_tick(t));
+  out += fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n</g>\n", (kLeft + kWidth - kRight) / 2,
+                     kHeight - kBottom + 34, xml_escape(spec.x_label));
+  std::vector<std::string> names, colours;
+  for (std::size_t i = 0; i < spec.series.size(); ++i) {
+    const auto& s = spec.series[i];
+    std::string pts;
+    for (auto [px, py] : s.points) pts += fmt::format("{:.1f},{:.1f} ", x.map(px), y.map(py));
+    out += fmt::format("<g class=\"series-group\" data-series=\"{}\">\n<polyline class=\"series\" points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+                       xml_escape(s.name), pts, series_colour(i));
+    if (s.points.size() <= 60)
+      for (auto [px, py] : s.points)
+        out += fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {} -> {}</title></circle>\n",
+                           x.map(px), y.map(py), series_colour(i), xml_escape(s.name), fmt_tick(px), fmt_tick(py));
+    out += "</g>\n";
+    names.push_back(s.name);
+    colours.push_back(series_colour(i));
+  }
+  out += legend(names, colours, std::vector<bool>(names.size(), false));
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace accelbench

@@ -1,0 +1,138 @@
+#include "report/terminal_table.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/durations.h"
+
+namespace accelbench {
+
+std::string render_table(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns) {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows) {
+    if (width.size() < r.size()) width.resize(r.size(), 0);
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  std::string out;
+  for (std::size_t ri = 0; ri < rows.size(); ++ri) {
+    const auto& r = rows[ri];
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (i) line += "  ";
+      line += i < left_columns ? fmt::format("{:<{}}", r[i], width[i]) : fmt::format("{:>{}}", r[i], width[i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+    if (ri == 0) {
+      std::size_t total = 0;
+      for (auto w : width) total += w + 2;
+      out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
+    }
+  }
+  return out;
+}
+
+namespace {
+std::string peak_memory(const CaseResult& c) {
+  if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
+  if (c.memory.allocated_bytes) return format_bytes(static_cast<double>(*c.memory.allocated_bytes)) + " (now)";
+  if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
+  return "-";
+}
+}  // namespace
+
+std::string render_terminal_report(const RunResult& run) {
+  std::string out;
+  const auto& ctx = run.context;
+  out += fmt::format("accelbench {} ({}) | torch {} | {} | {} cores, {} threads\n", ctx.accelbench_version,
+                     ctx.git_commit, ctx.torch_version, ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model,
+                     ctx.physical_cores, run.cases.empty() ? 0 : run.cases.front().spec.threads);
+  for (const auto& d : ctx.devices)
+    if (d.type != "cpu") out += fmt::format("accelerator {}: {}\n", d.id, d.name);
+  out += "\n";
+
+  // Devices in order of appearance (CPU first), models in order of appearance.
+  std::vector<std::string> devices, models;
+  for (const auto& c : run.cases) {
+    if (std::find(models.begin(), models.end(), c.spec.workload) == models.end()) models.push_back(c.spec.workload);
+    if (std::find(devices.begin(), devices.end(), c.spec.device) == devices.end()) devices.push_back(c.spec.device);
+  }
+  std::stable_partition(devices.begin(), devices.end(), [](const std::string& d) { return d == "cpu"; });
+  auto find_case = [&](const std::string& m, const std::string& d) -> const CaseResult* {
+    for (const auto& c : run.cases)
+      if (c.spec.workload == m && c.spec.device == d) return &c;
+    return nullptr;
+  };
+
+  // Table 1: the article's view.
+  std::vector<std::vector<std::string>> t1;
+  std::vector<std::string> header{"model"};
+  for (const auto& d : devices) header.push_back(fmt::format("{} s/epoch", d == "cpu" ? "CPU" : d));
+  for (const auto& d : devices)
+    if (d != "cpu") header.push_back(fmt::format("speed-up {} [95% CI]", d));
+  t1.push_back(header);
+  for (const auto& m : models) {
+    std::vector<std::string> row{m};
+    for (const auto& d : devices) {
+      const auto* c = find_case(m, d);
+      if (!c) row.push_back("-");
+      else if (c->status != "ok") row.push_back("failed");
+      else row.push_back(fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
+    }
+    for (const auto& d : devices) {
+      if (d == "cpu") continue;
+      auto s = std::find_if(run.speedups.begin(), run.speedups.end(),
+                            [&](const Speedup& x) { return x.workload == m && x.device == d; });
+      row.push_back(s == run.speedups.end() ? "-" : fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s->ratio, s->ci_low, s->ci_high));
+    }
+    t1.push_back(row);
+  }
+  out += render_table(t1);
+  out += "s/epoch = median step time x steps per epoch (an estimate; --full-epoch times real epochs).";
+  if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
+    out += " ~ = noisy: CI target not met in the time allowed.";
+  out += "\n";
+  if (devices.size() == 1 && devices.front() == "cpu") out += "No accelerator found: CPU only (see `accelbench doctor`).\n";
+  out += "\n";
+
+  // Table 2: one line per case.
+  std::vector<std::vector<std::string>> t2;
+  t2.push_back({"model", "device", "batch", "median step", "95% CI", "n", "samples/s", "TFLOP/s", "peak memory",
+                "loss before->after", "data", "notes"});
+  for (const auto& c : run.cases) {
+    if (c.status != "ok") {
+      t2.push_back({c.spec.workload, c.spec.device, std::to_string(c.spec.batch_size), "-", "-", "-", "-", "-", "-", "-",
+                    "-", "FAILED: " + c.error});
+      continue;
+    }
+    std::vector<std::string> notes;
+    if (c.noisy) notes.push_back(fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target));
+    if (!c.warmup_stable) notes.push_back("warm-up not stable");
+    if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
+    if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
+    t2.push_back({c.spec.workload, c.spec.device, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
+                  fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width), std::to_string(c.stats.n),
+                  format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory(c),
+                  fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
+                  fmt::format("{}", fmt::join(notes, "; "))});
+  }
+  out += render_table(t2, 2);
+  if (run.cases.size() && run.cases.front().phases) {
+    out += "\nPhases (median, each phase synchronized: the sum exceeds an unsplit step):\n";
+    std::vector<std::vector<std::string>> t3{{"model", "device", "forward", "backward", "optimizer"}};
+    for (const auto& c : run.cases) {
+      if (!c.phases || c.phases->forward.empty()) continue;
+      t3.push_back({c.spec.workload, c.spec.device, format_seconds_short(summarize(c.phases->forward).median),
+                    format_seconds_short(summarize(c.phases->backward).median),
+                    format_seconds_short(summarize(c.phases->optimizer).median)});
+    }
+    out += render_table(t3, 2);
+  }
+  return out;
+}
+
+}  // namespace accelbench

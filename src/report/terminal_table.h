@@ -1,0 +1,15 @@
+#pragma once
+// The terminal report: reads like the article's table (model | CPU s/epoch | accelerator s/epoch |
+// speed-up [95% CI]), then one line per case with its statistics.
+#include <string>
+
+#include "core/results.h"
+
+namespace accelbench {
+
+std::string render_terminal_report(const RunResult& run);
+
+// A plain-text table: columns right-aligned except the first `left_columns`.
+std::string render_table(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns = 1);
+
+}  // namespace accelbench

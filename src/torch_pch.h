@@ -1,0 +1,3 @@
+// Precompiled header for the translation units that use torch (lives in the build folder only).
+#pragma once
+#include <torch/torch.h>

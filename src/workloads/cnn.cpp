@@ -1,0 +1,47 @@
+// cnn: the article's "medium CNN": three 3x3 convolutions (32, 64, 128 channels; ReLU; 2x2 max-pool)
+// and two fully connected layers (1152 -> 256 -> 10), on 1x28x28 Fashion-MNIST.
+#include <torch/torch.h>
+
+#include "workloads/module_task.h"
+
+namespace accelbench {
+
+namespace {
+class CnnWorkload final : public Workload {
+ public:
+  WorkloadInfo info() const override {
+    WorkloadInfo i;
+    i.name = "cnn";
+    i.description = "3x conv3x3 (32/64/128) + max-pool, FC 1152-256-10, Fashion-MNIST 28x28";
+    i.samples_per_epoch = 60000;
+    i.epoch_unit = "images";
+    // Parameters: conv weights + biases, then the two linear layers.
+    i.parameter_count = (32 * 1 * 9 + 32) + (64 * 32 * 9 + 64) + (128 * 64 * 9 + 128) + (1152 * 256 + 256) + (256 * 10 + 10);
+    // Forward MACs: each conv output element costs Cin*9 MACs (padding=1 keeps HxW).
+    const double macs = 28.0 * 28 * 32 * (1 * 9) + 14.0 * 14 * 64 * (32 * 9) + 7.0 * 7 * 128 * (64 * 9) +
+                        1152.0 * 256 + 256.0 * 10;
+    i.train_flops_per_sample = 3.0 * 2.0 * macs;
+    return i;
+  }
+
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
+    namespace nn = torch::nn;
+    torch::manual_seed(o.seed);
+    auto conv = [](std::int64_t in, std::int64_t out) { return nn::Conv2d(nn::Conv2dOptions(in, out, 3).padding(1)); };
+    auto net = std::make_shared<nn::SequentialImpl>(
+        conv(1, 32), nn::ReLU(), nn::MaxPool2d(2),     // 28 -> 14
+        conv(32, 64), nn::ReLU(), nn::MaxPool2d(2),    // 14 -> 7
+        conv(64, 128), nn::ReLU(), nn::MaxPool2d(2),   // 7 -> 3
+        nn::Flatten(),                                  // 128 * 3 * 3 = 1152
+        nn::Linear(1152, 256), nn::ReLU(), nn::Linear(256, 10));
+    net->to(o.device);
+    auto data = stage_image_batches(o);
+    auto forward = [net](const at::Tensor& x) { return net->forward(x); };
+    return std::make_unique<ModuleTask>(net, forward, std::move(data), AdamConfig{});
+  }
+};
+}  // namespace
+
+std::unique_ptr<Workload> make_cnn_workload() { return std::make_unique<CnnWorkload>(); }
+
+}  // namespace accelbench

@@ -1,0 +1,39 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <functional>
+#include <map>
+
+#include "core/errors.h"
+#include "workloads/workload.h"
+
+namespace accelbench {
+
+namespace {
+struct Entry {
+  const char* name;
+  std::function<std::unique_ptr<Workload>()> make;
+};
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> e = {
+      {"mlp", make_mlp_workload},
+      {"cnn", make_cnn_workload},
+      {"transformer", make_transformer_workload},
+  };
+  return e;
+}
+}  // namespace
+
+std::vector<std::string> workload_names() {
+  std::vector<std::string> names;
+  for (const auto& e : entries()) names.push_back(e.name);
+  return names;
+}
+
+std::unique_ptr<Workload> make_workload(const std::string& name) {
+  for (const auto& e : entries())
+    if (name == e.name) return e.make();
+  throw UsageError(fmt::format("unknown model '{}'; available: {}", name, fmt::join(workload_names(), ", ")));
+}
+
+}  // namespace accelbench

@@ -1,0 +1,117 @@
+// transformer: the article's "complex Transformer": a 6-layer encoder (d_model 512, 8 heads,
+// feed-forward 2048, post-norm as PyTorch's default nn.TransformerEncoderLayer, dropout 0.1,
+// ReLU), sequence 128, vocabulary 10,000, learned positions, mean-pooled 2-class head.
+// Attention runs through at::scaled_dot_product_attention (the fused kernels), not the C++
+// TransformerEncoderLayer, whose hand-written attention is slower than Python's.
+#include <ATen/ops/scaled_dot_product_attention.h>
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include "workloads/module_task.h"
+
+namespace accelbench {
+
+namespace {
+constexpr std::int64_t kVocab = 10000, kSeq = 128, kModel = 512, kHeads = 8, kFF = 2048, kLayers = 6, kClasses = 2;
+constexpr double kDropout = 0.1;
+
+struct EncoderLayerImpl : torch::nn::Module {
+  EncoderLayerImpl()
+      : in_proj(register_module("in_proj", torch::nn::Linear(kModel, 3 * kModel))),
+        out_proj(register_module("out_proj", torch::nn::Linear(kModel, kModel))),
+        linear1(register_module("linear1", torch::nn::Linear(kModel, kFF))),
+        linear2(register_module("linear2", torch::nn::Linear(kFF, kModel))),
+        norm1(register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({kModel})))),
+        norm2(register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({kModel})))) {}
+
+  at::Tensor forward(const at::Tensor& x) {  // x: [B, S, E]
+    namespace F = torch::nn::functional;
+    const auto B = x.size(0), S = x.size(1);
+    constexpr auto D = kModel / kHeads;
+    auto qkv = in_proj(x).view({B, S, 3, kHeads, D}).permute({2, 0, 3, 1, 4});  // [3, B, H, S, D]
+    auto attn = at::scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], /*attn_mask=*/{},
+                                                 is_training() ? kDropout : 0.0, /*is_causal=*/false);
+    attn = attn.transpose(1, 2).reshape({B, S, kModel});
+    auto dropout = [this](const at::Tensor& t) {
+      return F::dropout(t, F::DropoutFuncOptions().p(kDropout).training(is_training()));
+    };
+    auto h = norm1(x + dropout(out_proj(attn)));
+    auto ff = linear2(dropout(torch::relu(linear1(h))));
+    return norm2(h + dropout(ff));
+  }
+
+  torch::nn::Linear in_proj, out_proj, linear1, linear2;
+  torch::nn::LayerNorm norm1, norm2;
+};
+TORCH_MODULE(EncoderLayer);
+
+struct TransformerClassifierImpl : torch::nn::Module {
+  TransformerClassifierImpl()
+      : tokens(register_module("tokens", torch::nn::Embedding(kVocab, kModel))),
+        positions(register_module("positions", torch::nn::Embedding(kSeq, kModel))),
+        head(register_module("head", torch::nn::Linear(kModel, kClasses))) {
+    for (std::int64_t i = 0; i < kLayers; ++i) layers.push_back(register_module(fmt::format("layer{}", i), EncoderLayer()));
+  }
+
+  at::Tensor forward(const at::Tensor& ids) {  // ids: [B, S] int64
+    namespace F = torch::nn::functional;
+    auto pos = torch::arange(ids.size(1), ids.options());
+    auto h = tokens(ids) + positions(pos).unsqueeze(0);
+    h = F::dropout(h, F::DropoutFuncOptions().p(kDropout).training(is_training()));
+    for (auto& layer : layers) h = layer->forward(h);
+    return head(h.mean(1));
+  }
+
+  torch::nn::Embedding tokens, positions;
+  std::vector<EncoderLayer> layers;
+  torch::nn::Linear head;
+};
+TORCH_MODULE(TransformerClassifier);
+
+// Token ids uniform in [0, vocab); the label says whether most ids are in the lower half, a rule
+// a mean-pooled encoder can learn (the loss falls), and the same rule as bench/python.
+StagedBatch synthetic_batch(std::int64_t batch, at::Generator& gen, const c10::Device& device) {
+  auto ids = torch::randint(0, kVocab, {batch, kSeq}, gen, torch::kLong);
+  auto labels = ((ids < kVocab / 2).sum(1) > kSeq / 2).to(torch::kLong);
+  return {ids.to(device), labels.to(device)};
+}
+
+class TransformerWorkload final : public Workload {
+ public:
+  WorkloadInfo info() const override {
+    WorkloadInfo i;
+    i.name = "transformer";
+    i.description = "6-layer encoder d512 h8 ff2048, seq 128, vocab 10k, SDPA attention";
+    i.samples_per_epoch = 25000;
+    i.epoch_unit = "sequences";
+    const std::int64_t per_layer = (kModel * 3 * kModel + 3 * kModel) + (kModel * kModel + kModel) +
+                                   (kModel * kFF + kFF) + (kFF * kModel + kModel) + 2 * (2 * kModel);
+    i.parameter_count = kVocab * kModel + kSeq * kModel + kLayers * per_layer + (kModel * kClasses + kClasses);
+    // Forward MACs per sequence: projections and feed-forward per token, plus QK^T and AV.
+    const double linear_macs = static_cast<double>(kSeq) * (3 * kModel * kModel + kModel * kModel + 2 * kModel * kFF);
+    const double attention_macs = 2.0 * kSeq * kSeq * kModel;
+    const double head_macs = static_cast<double>(kModel) * kClasses;
+    i.train_flops_per_sample = 3.0 * 2.0 * (kLayers * (linear_macs + attention_macs) + head_macs);
+    return i;
+  }
+
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
+    torch::manual_seed(o.seed);
+    auto net = TransformerClassifier();
+    net->to(o.device);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed + 2000);
+    StagedData data;
+    for (int b = 0; b < o.staged_batches; ++b) data.train.push_back(synthetic_batch(o.batch_size, gen, o.device));
+    data.eval = data.train.front();
+    data.source = "synthetic (token ids uniform in [0, 10000); label = most ids below 5000)";
+    data.synthetic = true;
+    auto module = net.ptr();
+    auto forward = [module](const at::Tensor& x) { return module->forward(x); };
+    return std::make_unique<ModuleTask>(module, forward, std::move(data), AdamConfig{});
+  }
+};
+}  // namespace
+
+std::unique_ptr<Workload> make_transformer_workload() { return std::make_unique<TransformerWorkload>(); }
+
+}  // namespace accelbench

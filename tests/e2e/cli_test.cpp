@@ -1,0 +1,129 @@
+// End-to-end tests: the real accelbench binary, its exit codes, its output and its JSON.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "../unit/test_files.h"
+
+namespace {
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result run_cli(const std::string& args, const std::string& env = "") {
+  accelbench::testing::TempDir dir;
+  const auto out = dir.file("out"), err = dir.file("err");
+  const std::string cmd = env + " " + ACCELBENCH_BIN + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+void expect_usage_error(const std::string& args, const std::string& fragment) {
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << "one line for: " << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
+  EXPECT_EQ(r.err.find("terminate"), std::string::npos);
+}
+}  // namespace
+
+TEST(Cli, VersionAndHelp) {
+  auto r = run_cli("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("accelbench"), std::string::npos);
+  for (const char* sub : {"run", "devices", "doctor"}) {
+    r = run_cli(std::string(sub) + " --help");
+    EXPECT_EQ(r.code, 0) << sub;
+    EXPECT_NE(r.out.find("--"), std::string::npos) << sub;
+  }
+}
+
+TEST(Cli, DevicesJson) {
+  const auto r = run_cli("devices --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["devices"][0]["id"], "cpu");
+}
+
+TEST(Cli, BadInputIsOneLineAndExitCodeTwo) {
+  expect_usage_error("run --models nope", "unknown model 'nope'");
+  expect_usage_error("run --devices tpu", "available: cpu");
+  expect_usage_error("run --devices cuda:3", "available: cpu");
+  expect_usage_error("run --batch-size 0", "--batch-size");
+  expect_usage_error("run --batch-size abc", "batch-size");
+  expect_usage_error("run --max-time-per-case -5", "negative");
+  expect_usage_error("run --budget '3 parsecs'", "invalid duration");
+  expect_usage_error("run --ci-target 2", "--ci-target");
+  expect_usage_error("run --threads -1", "--threads");
+  expect_usage_error("run --json /nonexistent-dir/x.json", "cannot write");
+  expect_usage_error("run --data-dir /nonexistent-dir", "does not exist");
+  expect_usage_error("frobnicate", "unknown command 'frobnicate'");
+}
+
+TEST(Cli, DoctorFlagsDistortingEnvironment) {
+  auto r = run_cli("doctor", "env -u CUDA_LAUNCH_BLOCKING -u OMP_NUM_THREADS -u MKL_NUM_THREADS -u PYTORCH_ENABLE_MPS_FALLBACK");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("torch"), std::string::npos);
+  EXPECT_NE(r.out.find("backend      cuda"), std::string::npos) << r.out;
+  r = run_cli("doctor", "env CUDA_LAUNCH_BLOCKING=1");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("unset CUDA_LAUNCH_BLOCKING"), std::string::npos) << r.out;
+}
+
+TEST(Cli, QuickRunOnCpuWritesValidJsonForAllThreeModels) {
+  accelbench::testing::TempDir dir;
+  const auto path = dir.file("run.json");
+  // Batch 8 keeps the transformer's CPU steps short; --quick bounds the time.
+  const auto r = run_cli("run --quick --devices cpu --batch-size 8 --max-time-per-case 8 --json " + path);
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("CPU s/epoch"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("--quick"), std::string::npos) << "quick mode says so: " << r.err;
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["schema"], "accelbench.run/1");
+  EXPECT_FALSE(j["context"]["torch_version"].get<std::string>().empty());
+  EXPECT_FALSE(j["context"]["cpu_model"].get<std::string>().empty());
+  EXPECT_EQ(j["context"]["settings"]["batch_size"], 8);
+  ASSERT_EQ(j["cases"].size(), 3u);
+  std::vector<std::string> models;
+  for (const auto& c : j["cases"]) {
+    models.push_back(c["workload"]);
+    EXPECT_EQ(c["status"], "ok") << c["error"];
+    EXPECT_GE(c["samples"].size(), 3u);
+    EXPECT_GT(c["stats"]["median"].get<double>(), 0);
+    EXPECT_LE(c["stats"]["ci_low"].get<double>(), c["stats"]["median"].get<double>());
+    EXPECT_TRUE(c.contains("loss_before") && c.contains("loss_after"));
+    EXPECT_TRUE(c["synthetic_data"].is_boolean());
+    EXPECT_FALSE(c["data_source"].get<std::string>().empty());
+  }
+  EXPECT_EQ(models, (std::vector<std::string>{"mlp", "cnn", "transformer"}));
+  EXPECT_TRUE(j["cases"][2]["synthetic_data"].get<bool>());  // the transformer's tokens are synthetic
+}
+
+TEST(Cli, SyntheticFlagIsMarkedInTheTable) {
+  const auto r = run_cli("run --quick --models mlp --devices cpu --batch-size 16 --synthetic --max-time-per-case 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("synthetic"), std::string::npos) << r.out;
+}

@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "device/device.h"
+#include "engine/runner.h"
+#include "workloads/workload.h"
+
+using namespace accelbench;
+
+namespace {
+MeasureOptions quick() {
+  MeasureOptions o;
+  o.stopping.min_samples = 5;
+  o.stopping.min_time_s = 0.05;
+  o.stopping.max_time_s = 3;
+  o.stopping.ci_target = 0.05;
+  return o;
+}
+
+// A workload whose loss turns NaN after a few steps.
+class DivergingWorkload : public Workload {
+ public:
+  WorkloadInfo info() const override { return {"diverging", "test", 100, "samples", 1, 1}; }
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions&) const override {
+    struct Task : TrainingTask {
+      int n = 0;
+      at::Tensor w = torch::ones({1}, torch::requires_grad());
+      at::Tensor forward_loss() override {
+        ++n;
+        return n > 4 ? (w * std::numeric_limits<float>::quiet_NaN()).sum() : (w * 2).sum();
+      }
+      void backward(const at::Tensor& l) override { l.backward(); }
+      void optimizer_step() override { w.mutable_grad().reset(); }
+      double evaluation_loss() override { return 1.0; }
+      std::int64_t parameter_count() const override { return 1; }
+      std::string data_source() const override { return "none"; }
+      bool synthetic_data() const override { return true; }
+      std::string optimizer_description() const override { return "none"; }
+    };
+    return std::make_unique<Task>();
+  }
+};
+}  // namespace
+
+TEST(Runner, MeasuresMlpOnCpu) {
+  auto cpu = open_device("cpu");
+  auto w = make_workload("mlp");
+  CaseSpec spec{"mlp", "cpu", "float32", 16, 0};
+  std::vector<std::string> stages;
+  const auto r = measure_case(spec, *w, *cpu, quick(), [&](const ProgressEvent& e) { stages.push_back(e.stage); });
+  ASSERT_EQ(r.status, "ok") << r.error;
+  EXPECT_GE(r.samples.size(), 5u);
+  EXPECT_GT(r.stats.median, 0);
+  EXPECT_LE(r.stats.ci_low, r.stats.median);
+  EXPECT_GE(r.stats.ci_high, r.stats.median);
+  EXPECT_GT(r.samples_per_s, 0);
+  EXPECT_NEAR(r.epoch_s_estimate, r.stats.median * 3750, 1e-9);
+  EXPECT_LT(r.loss_after, r.loss_before);
+  EXPECT_EQ(r.parameter_count, 814090);
+  EXPECT_GE(r.warmup_steps, 3);
+  EXPECT_GE(r.steps_per_sample, 1);
+  EXPECT_GT(r.spec.threads, 0);
+  EXPECT_TRUE(r.memory.peak_rss_bytes.has_value());
+  EXPECT_LE(r.wall_s, 3 + 1.0);  // the allowance bounds the case (plus the last sample)
+  ASSERT_FALSE(stages.empty());
+  EXPECT_EQ(stages.front(), "build");
+}
+
+TEST(Runner, NanLossStopsTheCaseWithAClearMessage) {
+  auto cpu = open_device("cpu");
+  DivergingWorkload w;
+  const auto r = measure_case({"diverging", "cpu", "float32", 1, 0}, w, *cpu, quick());
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_NE(r.error.find("NaN"), std::string::npos) << r.error;
+}
+
+TEST(Runner, PhasesAreRecordedPerSample) {
+  auto cpu = open_device("cpu");
+  auto w = make_workload("mlp");
+  auto o = quick();
+  o.phases = true;
+  const auto r = measure_case({"mlp", "cpu", "float32", 16, 0}, *w, *cpu, o);
+  ASSERT_EQ(r.status, "ok") << r.error;
+  ASSERT_TRUE(r.phases.has_value());
+  EXPECT_EQ(r.phases->forward.size(), r.samples.size());
+  EXPECT_EQ(r.steps_per_sample, 1);
+  for (std::size_t i = 0; i < r.samples.size(); ++i)
+    EXPECT_NEAR(r.phases->forward[i] + r.phases->backward[i] + r.phases->optimizer[i], r.samples[i], 1e-3);
+}
+
+TEST(Runner, ShortStepsAreGroupedIntoSamples) {
+  auto cpu = open_device("cpu");
+  auto w = make_workload("mlp");
+  auto o = quick();
+  o.min_sample_time_s = 0.05;  // far longer than one batch-2 step
+  const auto r = measure_case({"mlp", "cpu", "float32", 2, 0}, *w, *cpu, o);
+  ASSERT_EQ(r.status, "ok") << r.error;
+  EXPECT_GT(r.steps_per_sample, 1);
+}

@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/stats.h"
+
+using namespace accelbench;
+
+TEST(Stats, SummaryOfKnownSamples) {
+  const std::vector<double> v{5, 1, 4, 2, 3};
+  const auto s = summarize(v);
+  EXPECT_EQ(s.n, 5u);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_NEAR(s.stddev, std::sqrt(2.5), 1e-12);
+  EXPECT_DOUBLE_EQ(s.q1, 2);
+  EXPECT_DOUBLE_EQ(s.q3, 4);
+  EXPECT_DOUBLE_EQ(s.iqr, 2);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_EQ(s.outliers, 0u);
+}
+
+TEST(Stats, EvenCountMedianInterpolates) {
+  const std::vector<double> v{1, 2, 3, 10};
+  EXPECT_DOUBLE_EQ(summarize(v).median, 2.5);
+}
+
+TEST(Stats, TukeyOutliers) {
+  const std::vector<double> v{10, 10, 10, 10, 11, 11, 11, 11, 100};
+  EXPECT_EQ(summarize(v).outliers, 1u);
+}
+
+TEST(Stats, MedianCiRanksMatchBinomialTables) {
+  // Known 95% ranks for the median (e.g. Conover's tables): n=6 -> (1,6), n=10 -> (2,9), n=20 -> (6,15),
+  // n=100 -> (40,61).
+  EXPECT_EQ(median_ci_ranks(6, 0.95), (std::pair<std::size_t, std::size_t>{1, 6}));
+  EXPECT_EQ(median_ci_ranks(10, 0.95), (std::pair<std::size_t, std::size_t>{2, 9}));
+  EXPECT_EQ(median_ci_ranks(20, 0.95), (std::pair<std::size_t, std::size_t>{6, 15}));
+  EXPECT_EQ(median_ci_ranks(100, 0.95), (std::pair<std::size_t, std::size_t>{40, 61}));
+  EXPECT_NEAR(median_ci_coverage(10, 2), 0.978515625, 1e-9);
+}
+
+TEST(Stats, SmallSamplesCannotReachNominalCoverage) {
+  const std::vector<double> v{1, 2, 3, 4, 5};
+  const auto s = summarize(v);
+  EXPECT_LT(s.ci_confidence, 0.95);  // 1 - 2/32 = 0.9375
+  EXPECT_NEAR(s.ci_confidence, 0.9375, 1e-12);
+  EXPECT_DOUBLE_EQ(s.ci_low, 1);
+  EXPECT_DOUBLE_EQ(s.ci_high, 5);
+}
+
+TEST(Stats, LargeNNormalApproximationIsClose) {
+  const auto [l, u] = median_ci_ranks(10000, 0.95);
+  EXPECT_NEAR(static_cast<double>(l), 4902, 2);
+  EXPECT_NEAR(static_cast<double>(u), 5099, 2);
+}
+
+TEST(Stats, MedianCiCoversTrueMedianAbout95Percent) {
+  // Coverage check: exponential samples (true median ln 2), n = 30, 2000 trials.
+  std::mt19937_64 rng(7);
+  std::exponential_distribution<double> exp1(1.0);
+  int covered = 0;
+  const int trials = 2000;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> v(30);
+    for (auto& x : v) x = exp1(rng);
+    const auto s = summarize(v);
+    if (s.ci_low <= std::log(2.0) && std::log(2.0) <= s.ci_high) ++covered;
+  }
+  const double rate = static_cast<double>(covered) / trials;
+  EXPECT_GT(rate, 0.94);
+  EXPECT_LT(rate, 0.995);
+}
+
+TEST(Stats, RatioOfMediansAndItsInterval) {
+  std::mt19937_64 rng(1);
+  std::normal_distribution<double> slow(10.0, 0.2), fast(5.0, 0.1);
+  std::vector<double> a(50), b(50);
+  for (auto& x : a) x = slow(rng);
+  for (auto& x : b) x = fast(rng);
+  const auto r = ratio_of_medians(a, b);
+  EXPECT_NEAR(r.ratio, 2.0, 0.05);
+  EXPECT_LT(r.low, r.ratio);
+  EXPECT_GT(r.high, r.ratio);
+  EXPECT_LT(r.high - r.low, 0.1);
+  // Deterministic: same inputs, same interval.
+  const auto r2 = ratio_of_medians(a, b);
+  EXPECT_DOUBLE_EQ(r.low, r2.low);
+  EXPECT_DOUBLE_EQ(r.high, r2.high);
+}
+
+TEST(Stats, QuantileRejectsEmpty) {
+  std::vector<double> none;
+  EXPECT_THROW(quantile_sorted(none, 0.5), std::invalid_argument);
+}
