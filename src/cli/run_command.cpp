@@ -38,6 +38,7 @@ struct RunOptions {
   std::string min_sample_time = "1ms";
   bool quick = false;
   bool phases = false;
+  bool full_epoch = false;
   bool synthetic = false;
   std::string data_dir;
   std::uint64_t seed = 0;
@@ -118,6 +119,7 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   mo.stopping.min_time_s = min_time;
   mo.min_sample_time_s = min_sample_time;
   mo.phases = o.phases;
+  mo.full_epoch = o.full_epoch;
   mo.seed = o.seed;
   mo.use_real_data = !o.synthetic;
   mo.data_dir = o.data_dir;
@@ -152,6 +154,7 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
                           {"min_warmup_steps", mo.min_warmup_steps},
                           {"quick", o.quick},
                           {"phases", o.phases},
+                          {"full_epoch", o.full_epoch},
                           {"synthetic_forced", o.synthetic},
                           {"data_dir", o.data_dir},
                           {"seed", o.seed},
@@ -224,6 +227,8 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--quick", o->quick, "Quick look: +-5% target, 5 samples, 10 s per case, 1 minute budget");
   cmd->add_flag("--phases", o->phases, "Time forward, backward and optimizer separately (adds synchronizations)");
+  cmd->add_flag("--full-epoch", o->full_epoch,
+                "After sampling, time one real epoch end to end (all distinct batches; not bounded by the case's time)");
   cmd->add_flag("--synthetic", o->synthetic, "Use synthetic data even when the dataset files are present");
   cmd->add_option("--data-dir", o->data_dir, "Directory with the Fashion-MNIST IDX files");
   cmd->add_option("--seed", o->seed, "Seed for weights and data")->capture_default_str();

@@ -62,6 +62,7 @@ struct CaseResult {
   std::int64_t samples_per_epoch = 0;
   std::string epoch_unit = "samples";
   double epoch_s_estimate = 0;  // median step time x steps per epoch (an estimate)
+  std::optional<double> epoch_s_measured;  // --full-epoch: one real epoch, timed end to end
   double train_flops_per_sample = 0;
   double achieved_flops_per_s = 0;
 

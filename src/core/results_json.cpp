@@ -86,7 +86,8 @@ void to_json(json& j, const CaseResult& v) {
            {"wall_s", v.wall_s},
            {"samples_per_s", v.samples_per_s},
            {"epoch", {{"samples_per_epoch", v.samples_per_epoch}, {"unit", v.epoch_unit},
-                      {"seconds_estimate", v.epoch_s_estimate}, {"is_estimate", true}}},
+                      {"seconds_estimate", v.epoch_s_estimate},
+                      {"seconds_measured", v.epoch_s_measured ? json(*v.epoch_s_measured) : json(nullptr)}}},
            {"train_flops_per_sample", v.train_flops_per_sample},
            {"achieved_flops_per_s", v.achieved_flops_per_s},
            {"loss_before", v.loss_before},
@@ -125,6 +126,7 @@ void from_json(const json& j, CaseResult& v) {
   if (auto e = j.find("epoch"); e != j.end()) {
     get_if(*e, "samples_per_epoch", v.samples_per_epoch); get_if(*e, "unit", v.epoch_unit);
     get_if(*e, "seconds_estimate", v.epoch_s_estimate);
+    get_optional(*e, "seconds_measured", v.epoch_s_measured);
   }
   get_if(j, "train_flops_per_sample", v.train_flops_per_sample);
   get_if(j, "achieved_flops_per_s", v.achieved_flops_per_s);

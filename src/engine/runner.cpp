@@ -64,6 +64,10 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     wo.seed = opt.seed;
     wo.use_real_data = opt.use_real_data;
     wo.data_dir = opt.data_dir;
+    const auto steps_per_epoch = static_cast<std::int64_t>(
+        std::ceil(static_cast<double>(info.samples_per_epoch) / static_cast<double>(spec.batch_size)));
+    // A real epoch goes through a whole epoch of distinct batches (the whole data set when real).
+    if (opt.full_epoch) wo.staged_batches = static_cast<int>(steps_per_epoch);
     auto task = workload.build(wo);
     r.parameter_count = task->parameter_count();
     r.data_source = task->data_source();
@@ -140,6 +144,15 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     r.measure_s = seconds_since(sample_start);
     r.samples = stopper.samples();
     r.noisy = !stopper.target_met();
+    if (opt.full_epoch) {
+      report("full epoch", 0, INFINITY);
+      const auto t0 = Clock::now();
+      at::Tensor loss;
+      for (std::int64_t s = 0; s < steps_per_epoch; ++s) loss = task->step();
+      device.synchronize();
+      r.epoch_s_measured = seconds_since(t0);
+      check_finite(loss, "full-epoch", static_cast<std::size_t>(steps_per_epoch));
+    }
     r.loss_after = task->evaluation_loss();
     r.memory = device.memory_usage();
     task.reset();

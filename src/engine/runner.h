@@ -20,6 +20,7 @@ struct MeasureOptions {
   std::size_t min_warmup_steps = 3;
   std::size_t floor_samples = 3;      // taken even past the deadline, so that a case says something
   bool phases = false;                // time forward / backward / optimizer separately
+  bool full_epoch = false;            // after sampling, time one real epoch end to end (not bounded by max_time_s)
   std::uint64_t seed = 0;
   bool use_real_data = true;
   std::string data_dir;

@@ -81,6 +81,7 @@ std::string render_terminal_report(const RunResult& run) {
       const auto* c = find_case(m, d);
       if (!c) row.push_back("-");
       else if (c->status != "ok") row.push_back("failed");
+      else if (c->epoch_s_measured) row.push_back(fmt::format("{:.1f} (real)", *c->epoch_s_measured));
       else row.push_back(fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
     }
     for (const auto& d : devices) {
@@ -92,7 +93,7 @@ std::string render_terminal_report(const RunResult& run) {
     t1.push_back(row);
   }
   out += render_table(t1);
-  out += "s/epoch = median step time x steps per epoch (an estimate; --full-epoch times real epochs).";
+  out += "s/epoch = median step time x steps per epoch, an estimate; (real) = one epoch timed end to end (--full-epoch).";
   if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
     out += " ~ = noisy: CI target not met in the time allowed.";
   out += "\n";
