@@ -2,7 +2,12 @@
 execute_process(COMMAND git -C "${SRC}" rev-parse --short=12 HEAD
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR commit STREQUAL "")
-  set(commit "unknown")
+  # Not a git checkout (e.g. a `git archive` export): take the commit from the environment.
+  if(DEFINED ENV{ACCELBENCH_GIT_COMMIT} AND NOT "$ENV{ACCELBENCH_GIT_COMMIT}" STREQUAL "")
+    set(commit "$ENV{ACCELBENCH_GIT_COMMIT}")
+  else()
+    set(commit "unknown")
+  endif()
 endif()
 execute_process(COMMAND git -C "${SRC}" status --porcelain --untracked-files=no
                 OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)

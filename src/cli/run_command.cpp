@@ -33,7 +33,7 @@ struct RunOptions {
   double ci_target = 0.02;
   std::size_t min_samples = 10;
   std::string min_time = "0.5s";
-  std::string max_time_per_case = "60s";
+  std::string max_time_per_case = "3m";
   std::string budget = "4m";
   std::string min_sample_time = "1ms";
   bool quick = false;

@@ -2,6 +2,7 @@
 
 #include <ATen/Context.h>
 #include <ATen/DeviceAccelerator.h>
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/core/DeviceType.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -89,6 +90,13 @@ std::vector<BackendStatus> backend_status() {
     else {
       b.available = true;
       b.detail = fmt::format("{} device(s)", int(at::accelerator::deviceCount()));
+      try {
+        const auto& hooks = at::detail::getCUDAHooks();
+        const long rt = hooks.versionCUDART(), dnn = hooks.versionCuDNN();
+        b.detail += fmt::format(", CUDA runtime {}.{}", rt / 1000, (rt % 1000) / 10);
+        if (dnn > 0) b.detail += fmt::format(", cuDNN {}", dnn);
+      } catch (const std::exception&) {
+      }
     }
     out.push_back(b);
   }
