@@ -1,0 +1,501 @@
+#include "telemetry/sampler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+namespace accelbench {
+
+Sampler::Sampler(std::vector<TelemetrySourcePtr> sources, SamplerOptions options)
+    : sources_(std::move(sources)), options_(options), t0_(Clock::now()) {
+  options_.hz = std::clamp(options_.hz, 0.5, 1000.0);
+  if (options_.max_series_points < 2) options_.max_series_points = 2;
+}
+
+Sampler::~Sampler() { stop(); }
+
+Sampler::Point Sampler::take_point() {
+  Point p;
+  const auto before = Clock::now();
+  p.readings.reserve(sources_.size());
+  for (const auto& s : sources_) {
+    if (!s || !s->available()) {
+      p.readings.emplace_back(std::nullopt);
+      continue;
+    }
+    try {
+      p.readings.emplace_back(s->read());
+    } catch (...) {  // sources do not throw; if one does, this reading is just missing
+      p.readings.emplace_back(TelemetryReading{});
+    }
+  }
+  // The reading's time: the middle of the reads (they take microseconds, NVML up to a millisecond).
+  p.t = std::chrono::duration<double>(before - t0_).count() +
+        0.5 * std::chrono::duration<double>(Clock::now() - before).count();
+  return p;
+}
+
+void Sampler::start() {
+  if (thread_.joinable()) return;
+  {
+    std::lock_guard rl(read_mutex_);
+    std::lock_guard dl(data_mutex_);
+    stop_ = false;
+    points_.clear();
+    begin_index_.reset();
+    end_index_.reset();
+    steps_ = 0;
+    t0_ = Clock::now();
+    points_.push_back(take_point());
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+void Sampler::run() {
+  const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / options_.hz));
+  auto next = t0_ + period;
+  while (true) {
+    {
+      std::unique_lock lock(data_mutex_);
+      if (cv_.wait_until(lock, next, [this] { return stop_; })) return;
+    }
+    {
+      std::lock_guard rl(read_mutex_);  // a mark cannot slip between this reading and its storage
+      auto p = take_point();
+      std::lock_guard dl(data_mutex_);
+      points_.push_back(std::move(p));
+    }
+    next += period;
+    const auto now = Clock::now();
+    if (next < now) next = now + period;  // fell behind (slow source): skip, do not burst
+  }
+}
+
+void Sampler::stop() {
+  {
+    std::lock_guard lock(data_mutex_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Sampler::running() const { return thread_.joinable(); }
+
+void Sampler::mark_window_begin() {
+  std::lock_guard rl(read_mutex_);
+  auto p = take_point();
+  std::lock_guard dl(data_mutex_);
+  begin_index_ = points_.size();
+  end_index_.reset();
+  points_.push_back(std::move(p));
+}
+
+void Sampler::mark_window_end(std::int64_t steps) {
+  std::lock_guard rl(read_mutex_);
+  auto p = take_point();
+  std::lock_guard dl(data_mutex_);
+  end_index_ = points_.size();
+  steps_ = steps;
+  points_.push_back(std::move(p));
+}
+
+std::size_t Sampler::reading_count() const {
+  std::lock_guard dl(data_mutex_);
+  return points_.size();
+}
+
+TelemetrySummary Sampler::summarize(const SummaryRequest& request) const {
+  std::lock_guard dl(data_mutex_);
+  return summarize_points(sources_, points_, begin_index_, end_index_, steps_, options_.hz, options_.max_series_points,
+                          request);
+}
+
+// --- the math -------------------------------------------------------------------------------------
+
+double t_quantile_95(std::size_t dof) {
+  static const double table[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
+                                 2.074, 2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (dof == 0) return INFINITY;
+  if (dof <= 30) return table[dof];
+  return 1.960;
+}
+
+TrainingPrediction predict_training(int epochs, double steps_per_epoch, double step_mean_s, double step_mean_rel_ci,
+                                    const TelemetryFigure& energy_per_step_j, double energy_rel_ci) {
+  TrainingPrediction p;
+  p.epochs = epochs;
+  p.steps_per_epoch = steps_per_epoch;
+  p.total_steps = static_cast<double>(epochs) * steps_per_epoch;
+  p.time_s = p.total_steps * step_mean_s;
+  p.time_low_s = p.time_s * std::max(0.0, 1 - step_mean_rel_ci);
+  p.time_high_s = p.time_s * (1 + step_mean_rel_ci);
+  std::string energy_method;
+  if (energy_per_step_j.value) {
+    const double e = p.total_steps * *energy_per_step_j.value;
+    const double rel = std::sqrt(step_mean_rel_ci * step_mean_rel_ci + energy_rel_ci * energy_rel_ci);
+    p.energy_j = TelemetryFigure::of(e, energy_per_step_j.source);
+    p.energy_low_j = e * std::max(0.0, 1 - rel);
+    p.energy_high_j = e * (1 + rel);
+    energy_method = fmt::format(
+        "; energy = total steps x measured energy per step, +-{:.1f}% (step time CI and the window's power variation "
+        "in quadrature{}; the source's own accuracy is not included)",
+        100 * rel, energy_rel_ci > 0 ? "" : ", the power variation unknown: too few readings");
+  } else {
+    p.energy_j = energy_per_step_j.unavailable.empty() ? TelemetryFigure::none("no energy per step")
+                                                       : TelemetryFigure{std::nullopt, {}, energy_per_step_j.unavailable};
+  }
+  p.method = fmt::format(
+      "time = {} epochs x {:.0f} steps x mean step time {:.6g} s (+-{:.1f}%, 95% CI of the mean){}; training steps "
+      "only: no evaluation, checkpoints or data loading beyond what the workload does",
+      epochs, steps_per_epoch, step_mean_s, 100 * step_mean_rel_ci, energy_method);
+  return p;
+}
+
+namespace {
+
+struct ChannelWork {
+  std::size_t index = 0;
+  TelemetryChannel ch;
+  std::vector<std::optional<double>> point_power;  // per point: instantaneous, or counter-derived
+  bool energy_figure = false;                       // the source claims an energy figure
+};
+
+std::string join(const std::vector<std::string>& v, const char* sep) { return fmt::format("{}", fmt::join(v, sep)); }
+
+// Reasons why sources of `role` cannot give `figure`.
+std::string reasons_for(const std::vector<TelemetrySourcePtr>& sources, const std::string& role,
+                        const std::string& figure) {
+  std::vector<std::string> out;
+  for (const auto& s : sources) {
+    if (!s || s->role() != role) continue;
+    if (!s->available()) {
+      out.push_back(fmt::format("{}: {}", s->name(), s->unavailable_reason()));
+      continue;
+    }
+    for (const auto& f : s->figures())
+      if (f.figure == figure && !f.available) out.push_back(fmt::format("{}: {}", s->name(), f.origin));
+  }
+  if (out.empty()) return fmt::format("no {} source measures {}", role == "accelerator" ? "device" : role, figure);
+  return join(out, "; ");
+}
+
+}  // namespace
+
+TelemetrySummary summarize_points(const std::vector<TelemetrySourcePtr>& sources, const std::vector<Sampler::Point>& points,
+                                  std::optional<std::size_t> begin_index, std::optional<std::size_t> end_index,
+                                  std::int64_t steps, double hz, std::size_t max_series_points,
+                                  const SummaryRequest& request) {
+  TelemetrySummary s;
+  s.sample_hz = hz;
+  s.steps = steps;
+  s.steps_per_epoch = request.steps_per_epoch;
+  s.device_role = request.device_role;
+  const bool window = begin_index && end_index && *end_index > *begin_index && *end_index < points.size();
+  const std::size_t b = window ? *begin_index : 0, e = window ? *end_index : 0;
+  if (window) {
+    s.window_begin_s = points[b].t;
+    s.window_end_s = points[e].t;
+    s.window_s = s.window_end_s - s.window_begin_s;
+    s.samples = e - b + 1;
+  }
+  const double min_dt = 0.2 / std::max(hz, 1e-3);  // counter differences over shorter spans are too noisy
+
+  std::vector<ChannelWork> work;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto& src = sources[i];
+    if (!src) continue;
+    if (!src->available()) {
+      s.unavailable[src->name()] = "unavailable: " + src->unavailable_reason();
+      continue;
+    }
+    ChannelWork w;
+    w.index = i;
+    w.ch.source = src->name();
+    w.ch.role = src->role();
+    w.ch.description = src->description();
+    for (const auto& f : src->figures()) {
+      w.ch.figures[f.figure] = f.available ? f.origin : "unavailable: " + f.origin;
+      if (f.figure == "energy" && f.available) w.energy_figure = true;
+    }
+    auto reading = [&](std::size_t k) -> const TelemetryReading* {
+      const auto& r = points[k].readings;
+      return i < r.size() && r[i] ? &*r[i] : nullptr;
+    };
+    // Power at each point: the source's own, else the counter's difference since the last anchor.
+    w.point_power.assign(points.size(), std::nullopt);
+    std::optional<std::size_t> anchor;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const auto* r = reading(k);
+      if (!r) continue;
+      if (r->power_w) w.point_power[k] = r->power_w;
+      if (r->energy_j) {
+        if (window && k == b) anchor = k;  // counter intervals restart at the window's edge
+        if (!anchor) {
+          anchor = k;
+        } else if (points[k].t - points[*anchor].t >= min_dt) {
+          const double de = *r->energy_j - *reading(*anchor)->energy_j;
+          if (!r->power_w && de >= 0) w.point_power[k] = de / (points[k].t - points[*anchor].t);
+          anchor = k;
+        }
+      }
+    }
+    if (window) {
+      auto& ch = w.ch;
+      ch.samples = s.samples;
+      const auto* rb = reading(b);
+      const auto* re = reading(e);
+      if (rb && re && rb->energy_j && re->energy_j && *re->energy_j >= *rb->energy_j)
+        ch.energy_counter_j = *re->energy_j - *rb->energy_j;
+      // Trapezoid over the power readings inside the window, held flat to the window's edges.
+      std::vector<std::pair<double, double>> pw;
+      for (std::size_t k = b; k <= e; ++k)
+        if (const auto* r = reading(k); r && r->power_w) pw.emplace_back(points[k].t, *r->power_w);
+      if (!pw.empty()) {
+        double integral = (pw.front().first - s.window_begin_s) * pw.front().second +
+                          (s.window_end_s - pw.back().first) * pw.back().second;
+        for (std::size_t k = 1; k < pw.size(); ++k)
+          integral += 0.5 * (pw[k].second + pw[k - 1].second) * (pw[k].first - pw[k - 1].first);
+        ch.power_integral_j = integral;
+      }
+      if (ch.energy_counter_j) {
+        ch.energy_j = ch.energy_counter_j;
+        ch.energy_method = "counter";
+      } else if (ch.power_integral_j) {
+        ch.energy_j = ch.power_integral_j;
+        ch.energy_method = "power integral";
+      }
+      if (ch.energy_j && s.window_s > 0) ch.mean_power_w = *ch.energy_j / s.window_s;
+      std::vector<std::string> reasons;
+      double clock_sum = 0;
+      std::size_t clock_n = 0;
+      for (std::size_t k = b; k <= e; ++k) {
+        if (w.point_power[k]) ch.peak_power_w = std::max(ch.peak_power_w.value_or(-INFINITY), *w.point_power[k]);
+        const auto* r = reading(k);
+        if (!r) continue;
+        if (r->temperature_c) ch.max_temperature_c = std::max(ch.max_temperature_c.value_or(-INFINITY), *r->temperature_c);
+        if (r->clock_mhz) {
+          clock_sum += *r->clock_mhz;
+          ++clock_n;
+          ch.min_clock_mhz = std::min(ch.min_clock_mhz.value_or(INFINITY), *r->clock_mhz);
+          ch.max_clock_mhz = std::max(ch.max_clock_mhz.value_or(-INFINITY), *r->clock_mhz);
+        }
+        if (r->memory_bytes) ch.peak_memory_bytes = std::max(ch.peak_memory_bytes.value_or(0.0), *r->memory_bytes);
+        if (r->throttled) {
+          ++ch.throttled_samples;
+          for (const auto& why : r->throttle_reasons)
+            if (std::find(ch.throttle_reasons.begin(), ch.throttle_reasons.end(), why) == ch.throttle_reasons.end())
+              ch.throttle_reasons.push_back(why);
+        }
+      }
+      if (clock_n) ch.mean_clock_mhz = clock_sum / static_cast<double>(clock_n);
+    }
+    work.push_back(std::move(w));
+  }
+
+  // --- headline figures of the measured device ---------------------------------------------------
+  const auto& role = request.device_role;
+  auto no_window = [&]() { return TelemetryFigure::none("no measured window (the case failed before its timed steps)"); };
+  std::vector<const ChannelWork*> mine;
+  for (const auto& w : work)
+    if (w.ch.role == role) mine.push_back(&w);
+
+  // Energy of a role: the sum of its channels that have an energy figure.
+  auto energy_of = [&](const std::string& r) -> TelemetryFigure {
+    if (!window) return no_window();
+    double sum = 0;
+    std::vector<std::string> parts;
+    bool any = false;
+    for (const auto& w : work) {
+      if (w.ch.role != r || !w.energy_figure) continue;
+      if (!w.ch.energy_j)
+        return TelemetryFigure::none(fmt::format("{}: a read failed at the window's edge", w.ch.source));
+      sum += *w.ch.energy_j;
+      parts.push_back(fmt::format("{} ({})", w.ch.source, w.ch.energy_method));
+      any = true;
+    }
+    if (!any) {
+      // Sources without a counter can still integrate power.
+      for (const auto& w : work) {
+        if (w.ch.role != r || !w.ch.power_integral_j) continue;
+        sum += *w.ch.power_integral_j;
+        parts.push_back(fmt::format("{} (power integral)", w.ch.source));
+        any = true;
+      }
+    }
+    if (!any) return TelemetryFigure::none(reasons_for(sources, r, "energy"));
+    return TelemetryFigure::of(sum, join(parts, " + "));
+  };
+  s.energy_j = energy_of(role);
+  if (s.energy_j.value) {
+    if (steps > 0) s.energy_per_step_j = TelemetryFigure::of(*s.energy_j.value / static_cast<double>(steps), s.energy_j.source);
+    else s.energy_per_step_j = TelemetryFigure::none("no training steps in the window");
+    if (steps > 0 && request.steps_per_epoch > 0)
+      s.energy_per_epoch_j = TelemetryFigure::of(*s.energy_per_step_j.value * request.steps_per_epoch,
+                                                 s.energy_j.source + ", x steps per epoch");
+    else
+      s.energy_per_epoch_j = TelemetryFigure::none(steps > 0 ? "the workload's epoch size is unknown" : "no training steps in the window");
+    if (s.window_s > 0) s.mean_power_w = TelemetryFigure::of(*s.energy_j.value / s.window_s, s.energy_j.source + ", / window time");
+    else s.mean_power_w = TelemetryFigure::none("the window has no duration");
+  } else {
+    s.energy_per_step_j = s.energy_per_epoch_j = s.mean_power_w = s.energy_j;
+  }
+  s.host_energy_j = role == "cpu" ? s.energy_j : energy_of("cpu");
+
+  // Peak power: the summed power of the device's channels at the readings where all have one.
+  std::vector<const ChannelWork*> powered;
+  for (const auto* w : mine)
+    if (std::any_of(w->point_power.begin(), w->point_power.end(), [](const auto& v) { return v.has_value(); }))
+      powered.push_back(w);
+  std::vector<std::optional<double>> device_power(points.size());
+  if (!powered.empty()) {
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      double sum = 0;
+      bool all = true;
+      for (const auto* w : powered) {
+        if (!w->point_power[k]) { all = false; break; }
+        sum += *w->point_power[k];
+      }
+      if (all) device_power[k] = sum;
+    }
+  }
+  if (!window) {
+    s.peak_power_w = no_window();
+  } else {
+    std::optional<double> peak;
+    for (std::size_t k = b; k <= e; ++k)
+      if (device_power[k]) peak = std::max(peak.value_or(-INFINITY), *device_power[k]);
+    std::vector<std::string> names;
+    for (const auto* w : powered) names.push_back(w->ch.source);
+    s.peak_power_w = peak ? TelemetryFigure::of(*peak, fmt::format("highest reading of {} at {:g} Hz", join(names, " + "), hz))
+                          : TelemetryFigure::none(reasons_for(sources, role, "power"));
+  }
+
+  auto max_over = [&](auto field, const char* figure, const std::string& r) -> TelemetryFigure {
+    if (!window) return no_window();
+    std::optional<double> v;
+    std::vector<std::string> names;
+    for (const auto& w : work) {
+      if (w.ch.role != r) continue;
+      if (const auto& x = w.ch.*field) {
+        v = std::max(v.value_or(-INFINITY), *x);
+        names.push_back(w.ch.source);
+      }
+    }
+    if (!v) return TelemetryFigure::none(reasons_for(sources, r, figure));
+    return TelemetryFigure::of(*v, join(names, ", "));
+  };
+  s.max_temperature_c = max_over(&TelemetryChannel::max_temperature_c, "temperature", role);
+  s.mean_clock_mhz = max_over(&TelemetryChannel::mean_clock_mhz, "clock", role);
+  s.peak_memory_bytes = max_over(&TelemetryChannel::peak_memory_bytes, "memory", role == "cpu" ? "process" : role);
+
+  if (window) {
+    std::set<std::string> reasons;
+    for (std::size_t k = b; k <= e; ++k) {
+      bool flagged = false;
+      for (const auto* w : mine) {
+        const auto& r = points[k].readings;
+        if (w->index < r.size() && r[w->index] && r[w->index]->throttled) {
+          flagged = true;
+          reasons.insert(r[w->index]->throttle_reasons.begin(), r[w->index]->throttle_reasons.end());
+        }
+      }
+      if (flagged) ++s.throttled_samples;
+    }
+    s.throttled = s.throttled_samples > 0;
+    s.throttle_reasons.assign(reasons.begin(), reasons.end());
+  }
+
+  // --- prediction ---------------------------------------------------------------------------------
+  if (window && request.epochs > 0 && request.steps_per_epoch > 0 && request.step_mean_s > 0) {
+    // The power's variation across the window: batch means over up to 10 equal time blocks.
+    double power_rel_ci = 0;
+    if (s.energy_j.value && s.window_s > 0) {
+      std::vector<std::pair<double, double>> pts;
+      for (std::size_t k = b; k <= e; ++k)
+        if (device_power[k]) pts.emplace_back(points[k].t, *device_power[k]);
+      const std::size_t blocks = std::min<std::size_t>(10, pts.size() / 3);
+      if (blocks >= 2) {
+        std::vector<double> sum(blocks, 0), n(blocks, 0);
+        for (const auto& [t, p] : pts) {
+          auto blk = static_cast<std::size_t>((t - s.window_begin_s) / s.window_s * static_cast<double>(blocks));
+          blk = std::min(blk, blocks - 1);
+          sum[blk] += p;
+          n[blk] += 1;
+        }
+        std::vector<double> means;
+        for (std::size_t i = 0; i < blocks; ++i)
+          if (n[i] > 0) means.push_back(sum[i] / n[i]);
+        if (means.size() >= 2) {
+          const double m = std::accumulate(means.begin(), means.end(), 0.0) / static_cast<double>(means.size());
+          double ss = 0;
+          for (double x : means) ss += (x - m) * (x - m);
+          const double sd = std::sqrt(ss / static_cast<double>(means.size() - 1));
+          if (m > 0)
+            power_rel_ci = t_quantile_95(means.size() - 1) * sd / std::sqrt(static_cast<double>(means.size())) / m;
+        }
+      }
+    }
+    s.prediction = predict_training(request.epochs, request.steps_per_epoch, request.step_mean_s,
+                                    request.step_mean_rel_ci, s.energy_per_step_j, power_rel_ci);
+  }
+
+  // --- decimated series over everything sampled -----------------------------------------------------
+  const std::size_t m = points.size();
+  const std::size_t buckets = std::min(m, max_series_points);
+  if (buckets > 0) {
+    auto bucket_begin = [&](std::size_t i) { return i * m / buckets; };
+    for (std::size_t i = 0; i < buckets; ++i) {
+      double t = 0;
+      for (std::size_t k = bucket_begin(i); k < bucket_begin(i + 1); ++k) t += points[k].t;
+      s.series.t_s.push_back(t / static_cast<double>(bucket_begin(i + 1) - bucket_begin(i)));
+    }
+    for (const auto& w : work) {
+      std::map<std::string, std::vector<std::optional<double>>> fig;
+      auto reduce = [&](const char* key, bool use_max, auto get) {
+        std::vector<std::optional<double>> out(buckets);
+        bool any = false;
+        for (std::size_t i = 0; i < buckets; ++i) {
+          double acc = use_max ? -INFINITY : 0;
+          std::size_t n = 0;
+          for (std::size_t k = bucket_begin(i); k < bucket_begin(i + 1); ++k) {
+            const std::optional<double> v = get(k);
+            if (!v) continue;
+            acc = use_max ? std::max(acc, *v) : acc + *v;
+            ++n;
+          }
+          if (n) {
+            out[i] = use_max ? acc : acc / static_cast<double>(n);
+            any = true;
+          }
+        }
+        if (any) fig[key] = std::move(out);
+      };
+      auto rd = [&](std::size_t k) -> const TelemetryReading* {
+        const auto& r = points[k].readings;
+        return w.index < r.size() && r[w.index] ? &*r[w.index] : nullptr;
+      };
+      reduce("power_w", false, [&](std::size_t k) { return w.point_power[k]; });
+      reduce("temperature_c", true, [&](std::size_t k) { auto* r = rd(k); return r ? r->temperature_c : std::nullopt; });
+      reduce("clock_mhz", false, [&](std::size_t k) { auto* r = rd(k); return r ? r->clock_mhz : std::nullopt; });
+      reduce("memory_bytes", true, [&](std::size_t k) { auto* r = rd(k); return r ? r->memory_bytes : std::nullopt; });
+      const bool can_throttle = w.ch.figures.count("throttle") && w.ch.figures.at("throttle").rfind("unavailable", 0) != 0;
+      if (can_throttle)
+        reduce("throttled", true, [&](std::size_t k) -> std::optional<double> {
+          auto* r = rd(k);
+          if (!r) return std::nullopt;
+          return r->throttled ? 1.0 : 0.0;
+        });
+      if (!fig.empty()) s.series.channels[w.ch.source] = std::move(fig);
+    }
+  }
+
+  for (auto& w : work) s.channels.push_back(std::move(w.ch));
+  return s;
+}
+
+}  // namespace accelbench

@@ -1,0 +1,658 @@
+// Telemetry: fake sysfs/procfs trees, a fake NVML function table, the sampler thread, the summary
+// and prediction math. No torch, no real hardware needed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "telemetry/nvml_source.h"
+#include "telemetry/sampler.h"
+#include "telemetry/telemetry_source.h"
+#include "telemetry/telemetry_summary.h"
+
+using namespace accelbench;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct FakeTree {
+  fs::path root;
+  FakeTree() {
+    std::random_device rd;
+    root = fs::temp_directory_path() / ("accelbench-telemetry-" + std::to_string(rd()) + std::to_string(rd()));
+    fs::create_directories(root);
+  }
+  ~FakeTree() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  void write(const std::string& rel, const std::string& text) const {
+    const auto p = root / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text << "\n";
+  }
+  TelemetryRoots roots() const {
+    TelemetryRoots r;
+    r.sys = (root / "sys").string();
+    r.proc = (root / "proc").string();
+    return r;
+  }
+};
+
+std::optional<double> figure_origin_available(const TelemetrySource& s, const std::string& figure) {
+  for (const auto& f : s.figures())
+    if (f.figure == figure) return f.available ? 1.0 : 0.0;
+  return std::nullopt;
+}
+std::string figure_origin(const TelemetrySource& s, const std::string& figure) {
+  for (const auto& f : s.figures())
+    if (f.figure == figure) return f.origin;
+  return {};
+}
+
+int thread_count() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+}  // namespace
+
+// --- RAPL ---------------------------------------------------------------------------------------
+
+TEST(Rapl, PackageAndDramDomainsWithWrapAround) {
+  FakeTree t;
+  t.write("sys/class/powercap/intel-rapl:0/name", "package-0");
+  t.write("sys/class/powercap/intel-rapl:0/energy_uj", "999000");
+  t.write("sys/class/powercap/intel-rapl:0/max_energy_range_uj", "1000000");
+  t.write("sys/class/powercap/intel-rapl:0:0/name", "core");  // part of the package: not counted twice
+  t.write("sys/class/powercap/intel-rapl:0:0/energy_uj", "5");
+  t.write("sys/class/powercap/intel-rapl:0:1/name", "dram");
+  t.write("sys/class/powercap/intel-rapl:0:1/energy_uj", "100");
+  t.write("sys/class/powercap/intel-rapl:0:1/max_energy_range_uj", "1000000");
+  auto sources = open_rapl_sources(t.roots());
+  ASSERT_EQ(sources.size(), 2u);
+  EXPECT_EQ(sources[0]->name(), "rapl:package-0");
+  EXPECT_EQ(sources[1]->name(), "rapl:package-0/dram");
+  EXPECT_EQ(sources[0]->role(), "cpu");
+  ASSERT_TRUE(sources[0]->available());
+  EXPECT_DOUBLE_EQ(*sources[0]->read().energy_j, 0.0);
+  // The counter wraps: 999000 -> (1000000 -> 0) -> 1000 is 2000 uJ.
+  t.write("sys/class/powercap/intel-rapl:0/energy_uj", "1000");
+  EXPECT_NEAR(*sources[0]->read().energy_j, 0.002, 1e-12);
+  t.write("sys/class/powercap/intel-rapl:0/energy_uj", "501000");
+  EXPECT_NEAR(*sources[0]->read().energy_j, 0.502, 1e-12);
+  // Wraps again.
+  t.write("sys/class/powercap/intel-rapl:0/energy_uj", "1000");
+  EXPECT_NEAR(*sources[0]->read().energy_j, 1.002, 1e-12);
+  t.write("sys/class/powercap/intel-rapl:0:1/energy_uj", "350");
+  EXPECT_NEAR(*sources[1]->read().energy_j, 250e-6, 1e-12);
+}
+
+TEST(Rapl, UnreadableEnergyIsUnavailableWithTheReason) {
+  FakeTree t;
+  t.write("sys/class/powercap/intel-rapl:0/name", "package-0");
+  t.write("sys/class/powercap/intel-rapl:0/energy_uj", "123");
+  auto roots = t.roots();
+  // Root can read a chmod 000 file, so the permission error is simulated at the reader.
+  roots.reader = [](const std::string& path) {
+    if (path.ends_with("energy_uj")) return FileReadResult{std::nullopt, EACCES, "permission denied"};
+    return read_small_file(path);
+  };
+  auto sources = open_rapl_sources(roots);
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_EQ(sources[0]->name(), "rapl");
+  EXPECT_FALSE(sources[0]->available());
+  EXPECT_NE(sources[0]->unavailable_reason().find("permission denied"), std::string::npos);
+  EXPECT_NE(sources[0]->unavailable_reason().find("chmod"), std::string::npos);
+  EXPECT_NE(sources[0]->unavailable_reason().find("energy_uj"), std::string::npos);
+}
+
+TEST(Rapl, RealPermissionDeniedWhenNotRoot) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads mode-000 files; covered by the simulated reader above";
+  FakeTree t;
+  t.write("sys/class/powercap/intel-rapl:0/name", "package-0");
+  t.write("sys/class/powercap/intel-rapl:0/energy_uj", "123");
+  fs::permissions(t.root / "sys/class/powercap/intel-rapl:0/energy_uj", fs::perms::none);
+  auto sources = open_rapl_sources(t.roots());
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_FALSE(sources[0]->available());
+  EXPECT_NE(sources[0]->unavailable_reason().find("permission denied"), std::string::npos);
+}
+
+TEST(Rapl, NoPowercapOrNoDomain) {
+  FakeTree t;
+  auto none = open_rapl_sources(t.roots());
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_FALSE(none[0]->available());
+  EXPECT_NE(none[0]->unavailable_reason().find("class/powercap"), std::string::npos);
+  fs::create_directories(t.root / "sys/class/powercap/dtpm");
+  auto empty = open_rapl_sources(t.roots());
+  ASSERT_EQ(empty.size(), 1u);
+  EXPECT_NE(empty[0]->unavailable_reason().find("no intel-rapl domain"), std::string::npos);
+  // Energy figures of an unavailable source carry the reason too.
+  EXPECT_EQ(figure_origin_available(*empty[0], "energy"), 0.0);
+}
+
+// --- hwmon, thermal zones, cpufreq ----------------------------------------------------------------
+
+TEST(LinuxThermal, HwmonCpuChipsCpufreqAndThrottleCounters) {
+  FakeTree t;
+  t.write("sys/class/hwmon/hwmon0/name", "coretemp");
+  t.write("sys/class/hwmon/hwmon0/temp1_input", "45000");
+  t.write("sys/class/hwmon/hwmon0/temp2_input", "61500");
+  t.write("sys/class/hwmon/hwmon0/temp1_label", "Package id 0");
+  t.write("sys/class/hwmon/hwmon1/name", "nvme");  // not the CPU: not used
+  t.write("sys/class/hwmon/hwmon1/temp1_input", "80000");
+  for (int cpu = 0; cpu < 2; ++cpu) {
+    const auto d = "sys/devices/system/cpu/cpu" + std::to_string(cpu);
+    t.write(d + "/cpufreq/scaling_cur_freq", cpu == 0 ? "2900000" : "1200000");
+    t.write(d + "/cpufreq/cpuinfo_max_freq", "3500000");
+    t.write(d + "/cpufreq/base_frequency", "3000000");
+    t.write(d + "/thermal_throttle/package_throttle_count", "7");
+    t.write(d + "/topology/physical_package_id", "0");
+  }
+  auto src = open_linux_thermal_source(t.roots());
+  ASSERT_TRUE(src->available());
+  EXPECT_EQ(src->role(), "cpu");
+  EXPECT_NE(figure_origin(*src, "temperature").find("coretemp"), std::string::npos);
+  EXPECT_NE(figure_origin(*src, "throttle").find("base_frequency 3000 MHz"), std::string::npos);
+  auto r = src->read();
+  ASSERT_TRUE(r.temperature_c);
+  EXPECT_DOUBLE_EQ(*r.temperature_c, 61.5);  // the NVMe's 80 C is not the CPU's
+  ASSERT_TRUE(r.clock_mhz);
+  EXPECT_DOUBLE_EQ(*r.clock_mhz, 2900.0);  // the fastest core
+  EXPECT_FALSE(r.throttled);               // 2900 >= 80% of the 3000 MHz base
+  // A throttle event, and then the clocks fall below 80% of the base.
+  t.write("sys/devices/system/cpu/cpu0/thermal_throttle/package_throttle_count", "8");
+  r = src->read();
+  EXPECT_TRUE(r.throttled);
+  ASSERT_EQ(r.throttle_reasons.size(), 1u);
+  EXPECT_NE(r.throttle_reasons[0].find("thermal throttle"), std::string::npos);
+  t.write("sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2000000");
+  r = src->read();
+  EXPECT_TRUE(r.throttled);
+  ASSERT_EQ(r.throttle_reasons.size(), 1u);
+  EXPECT_NE(r.throttle_reasons[0].find("below 80%"), std::string::npos);
+}
+
+TEST(LinuxThermal, ThermalZonesWhenNoCpuHwmon) {
+  FakeTree t;
+  t.write("sys/class/hwmon/hwmon0/name", "acpitz");
+  t.write("sys/class/hwmon/hwmon0/temp1_input", "30000");
+  t.write("sys/class/thermal/thermal_zone0/type", "acpitz");
+  t.write("sys/class/thermal/thermal_zone0/temp", "30000");
+  t.write("sys/class/thermal/thermal_zone1/type", "x86_pkg_temp");
+  t.write("sys/class/thermal/thermal_zone1/temp", "55000");
+  auto src = open_linux_thermal_source(t.roots());
+  ASSERT_TRUE(src->available());
+  EXPECT_DOUBLE_EQ(*src->read().temperature_c, 55.0);
+  EXPECT_NE(figure_origin(*src, "temperature").find("x86_pkg_temp"), std::string::npos);
+  EXPECT_EQ(figure_origin_available(*src, "clock"), 0.0);
+  EXPECT_NE(figure_origin(*src, "clock").find("no cpufreq"), std::string::npos);
+}
+
+TEST(LinuxThermal, UnreadableSensorsAndNothingAtAll) {
+  FakeTree t;
+  auto nothing = open_linux_thermal_source(t.roots());
+  EXPECT_FALSE(nothing->available());
+  EXPECT_NE(nothing->unavailable_reason().find("no readable sensor"), std::string::npos);
+  EXPECT_NE(nothing->unavailable_reason().find("no cpufreq"), std::string::npos);
+
+  t.write("sys/class/hwmon/hwmon0/name", "k10temp");
+  t.write("sys/class/hwmon/hwmon0/temp1_input", "50000");
+  auto roots = t.roots();
+  roots.reader = [](const std::string& path) {
+    if (path.ends_with("temp1_input")) return FileReadResult{std::nullopt, EIO, "I/O error"};
+    return read_small_file(path);
+  };
+  auto broken = open_linux_thermal_source(roots);
+  EXPECT_FALSE(broken->available());
+}
+
+TEST(Process, ResidentSetFromProcStatus) {
+  FakeTree t;
+  t.write("proc/self/status", "Name:\taccelbench\nVmHWM:\t  9999 kB\nVmRSS:\t  1234 kB\nThreads:\t3");
+  auto src = open_process_source(t.roots());
+  ASSERT_TRUE(src->available());
+  EXPECT_DOUBLE_EQ(*src->read().memory_bytes, 1234.0 * 1024);
+  FakeTree empty;
+  EXPECT_FALSE(open_process_source(empty.roots())->available());
+  // And the real one.
+  auto real = open_process_source(TelemetryRoots{});
+  ASSERT_TRUE(real->available());
+  EXPECT_GT(*real->read().memory_bytes, 1e6);
+}
+
+// --- NVML ---------------------------------------------------------------------------------------
+
+namespace {
+struct FakeGpu {
+  unsigned long long energy_mj = 5'000'000;
+  double instant_mw = 350'000;
+  int field_rc = nvml::kSuccess;
+  unsigned usage_mw = 300'000;
+  unsigned long long reasons = 0;
+  unsigned sm_clock = 1980, max_sm_clock = 1980;
+  unsigned long long mem_used = 10ull << 30;
+  std::vector<unsigned> handles_asked;
+};
+
+std::shared_ptr<NvmlApi> fake_api(std::shared_ptr<FakeGpu> g) {
+  auto api = std::make_shared<NvmlApi>();
+  api->library = "fake";
+  api->initialized = true;
+  api->error_string = [](int rc) { return rc == nvml::kErrorNotSupported ? "Not Supported" : "Unknown Error"; };
+  api->device_get_count = [](unsigned* n) { *n = 4; return 0; };
+  api->device_get_handle_by_index = [g](unsigned i, nvml::Device* d) {
+    g->handles_asked.push_back(i);
+    *d = reinterpret_cast<nvml::Device>(static_cast<std::uintptr_t>(0x100 + i));
+    return i < 4 ? nvml::kSuccess : nvml::kErrorNotFound;
+  };
+  api->device_get_name = [](nvml::Device, char* buf, unsigned n) { std::snprintf(buf, n, "Fake H200"); return 0; };
+  api->device_get_total_energy_consumption = [g](nvml::Device, unsigned long long* mj) { *mj = g->energy_mj; return 0; };
+  api->device_get_field_values = [g](nvml::Device, int n, nvml::FieldValue* v) {
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(v[i].fieldId, nvml::kFieldPowerInstant);
+      v[i].nvmlReturn = g->field_rc;
+      v[i].valueType = nvml::kValueTypeUInt;
+      v[i].value.uiVal = static_cast<unsigned>(g->instant_mw);
+    }
+    return 0;
+  };
+  api->device_get_power_usage = [g](nvml::Device, unsigned* mw) { *mw = g->usage_mw; return 0; };
+  api->device_get_temperature = [](nvml::Device, int sensor, unsigned* c) { EXPECT_EQ(sensor, 0); *c = 67; return 0; };
+  api->device_get_clock_info = [g](nvml::Device, int clk, unsigned* mhz) { EXPECT_EQ(clk, nvml::kClockSm); *mhz = g->sm_clock; return 0; };
+  api->device_get_max_clock_info = [g](nvml::Device, int, unsigned* mhz) { *mhz = g->max_sm_clock; return 0; };
+  api->device_get_current_clocks_event_reasons = [g](nvml::Device, unsigned long long* r) { *r = g->reasons; return 0; };
+  api->reasons_function = "nvmlDeviceGetCurrentClocksEventReasons";
+  api->device_get_memory_info = [g](nvml::Device, nvml::Memory* m) { m->used = g->mem_used; m->total = 141ull << 30; return 0; };
+  return api;
+}
+
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> old;
+  ScopedEnv(std::string n, const char* value) : name(std::move(n)) {
+    if (const char* o = std::getenv(name.c_str())) old = o;
+    if (value) ::setenv(name.c_str(), value, 1);
+    else ::unsetenv(name.c_str());
+  }
+  ~ScopedEnv() {
+    if (old) ::setenv(name.c_str(), old->c_str(), 1);
+    else ::unsetenv(name.c_str());
+  }
+};
+}  // namespace
+
+TEST(Nvml, EnergyCounterDeltaInstantPowerAndFigures) {
+  ScopedEnv env("CUDA_VISIBLE_DEVICES", nullptr);
+  auto g = std::make_shared<FakeGpu>();
+  auto src = open_nvml_source(fake_api(g), 0);
+  ASSERT_TRUE(src->available());
+  EXPECT_EQ(src->name(), "nvml:0");
+  EXPECT_EQ(src->role(), "accelerator");
+  EXPECT_NE(src->description().find("Fake H200"), std::string::npos);
+  EXPECT_NE(figure_origin(*src, "power").find("NVML_FI_DEV_POWER_INSTANT"), std::string::npos);
+  EXPECT_NE(figure_origin(*src, "energy").find("nvmlDeviceGetTotalEnergyConsumption"), std::string::npos);
+  auto r = src->read();
+  EXPECT_DOUBLE_EQ(*r.energy_j, 0.0);  // relative to the counter's value when the source opened
+  g->energy_mj += 123'456;             // 123.456 J later
+  r = src->read();
+  EXPECT_NEAR(*r.energy_j, 123.456, 1e-9);
+  EXPECT_DOUBLE_EQ(*r.power_w, 350.0);
+  EXPECT_DOUBLE_EQ(*r.temperature_c, 67.0);
+  EXPECT_DOUBLE_EQ(*r.clock_mhz, 1980.0);
+  EXPECT_DOUBLE_EQ(*r.memory_bytes, static_cast<double>(10ull << 30));
+  EXPECT_FALSE(r.throttled);
+}
+
+TEST(Nvml, ThrottleReasonsAreFlagged) {
+  ScopedEnv env("CUDA_VISIBLE_DEVICES", nullptr);
+  auto g = std::make_shared<FakeGpu>();
+  auto src = open_nvml_source(fake_api(g), 0);
+  g->reasons = nvml::kReasonGpuIdle;  // idle is not throttling
+  EXPECT_FALSE(src->read().throttled);
+  g->reasons = nvml::kReasonApplicationsClocksSetting | nvml::kReasonSyncBoost;
+  EXPECT_FALSE(src->read().throttled);
+  g->reasons = nvml::kReasonSwPowerCap | nvml::kReasonGpuIdle;
+  auto r = src->read();
+  EXPECT_TRUE(r.throttled);
+  ASSERT_EQ(r.throttle_reasons.size(), 1u);
+  EXPECT_EQ(r.throttle_reasons[0], "gpu SwPowerCap");
+  g->reasons = nvml::kReasonHwThermalSlowdown | nvml::kReasonSwThermalSlowdown;
+  r = src->read();
+  EXPECT_TRUE(r.throttled);
+  EXPECT_EQ(r.throttle_reasons[0], "gpu SwThermalSlowdown,HwThermalSlowdown");
+}
+
+TEST(Nvml, MissingFunctionsMakeFiguresUnavailable) {
+  ScopedEnv env("CUDA_VISIBLE_DEVICES", nullptr);
+  auto g = std::make_shared<FakeGpu>();
+  auto api = fake_api(g);
+  api->device_get_total_energy_consumption = nullptr;  // a pre-Volta driver
+  api->device_get_current_clocks_event_reasons = nullptr;
+  g->field_rc = nvml::kErrorNotSupported;               // no instantaneous power field
+  auto src = open_nvml_source(api, 0);
+  ASSERT_TRUE(src->available());
+  EXPECT_EQ(figure_origin_available(*src, "energy"), 0.0);
+  EXPECT_NE(figure_origin(*src, "energy").find("not in this NVML library"), std::string::npos);
+  EXPECT_NE(figure_origin(*src, "power").find("nvmlDeviceGetPowerUsage"), std::string::npos);
+  EXPECT_NE(figure_origin(*src, "power").find("1 s average"), std::string::npos);
+  EXPECT_NE(figure_origin(*src, "throttle").find("below 80%"), std::string::npos);
+  auto r = src->read();
+  EXPECT_FALSE(r.energy_j);
+  EXPECT_DOUBLE_EQ(*r.power_w, 300.0);
+  // Without reasons, a clock below 80% of its maximum is flagged.
+  g->sm_clock = 1200;
+  r = src->read();
+  EXPECT_TRUE(r.throttled);
+  EXPECT_NE(r.throttle_reasons[0].find("below 80% of 1980 MHz"), std::string::npos);
+
+  // Nothing works: the whole source is unavailable, with the reasons.
+  auto dead = std::make_shared<NvmlApi>();
+  dead->device_get_handle_by_index = [](unsigned, nvml::Device* d) { *d = nullptr; return 0; };
+  auto none = open_nvml_source(dead, 0);
+  EXPECT_FALSE(none->available());
+  EXPECT_NE(none->unavailable_reason().find("nvmlDeviceGetTotalEnergyConsumption is not in this NVML library"),
+            std::string::npos);
+  // No library at all.
+  auto absent = open_nvml_source(nullptr, 0, "cannot load libnvidia-ml.so.1 (...)");
+  EXPECT_FALSE(absent->available());
+  EXPECT_NE(absent->unavailable_reason().find("libnvidia-ml.so.1"), std::string::npos);
+}
+
+TEST(Nvml, CudaVisibleDevicesMapsToNvmlIndices) {
+  auto g = std::make_shared<FakeGpu>();
+  {
+    ScopedEnv env("CUDA_VISIBLE_DEVICES", "3,1");
+    auto src = open_nvml_source(fake_api(g), 1);
+    ASSERT_TRUE(src->available());
+    EXPECT_EQ(g->handles_asked.back(), 1u);
+    g->handles_asked.clear();
+    open_nvml_source(fake_api(g), 0);
+    EXPECT_EQ(g->handles_asked.back(), 3u);
+    auto out_of_range = open_nvml_source(fake_api(g), 2);
+    EXPECT_FALSE(out_of_range->available());
+    EXPECT_NE(out_of_range->unavailable_reason().find("CUDA_VISIBLE_DEVICES"), std::string::npos);
+  }
+  {
+    ScopedEnv env("CUDA_VISIBLE_DEVICES", "GPU-abc");
+    auto api = fake_api(g);
+    std::string asked;
+    api->device_get_handle_by_uuid = [&](const char* uuid, nvml::Device* d) { asked = uuid; *d = nullptr; return 0; };
+    EXPECT_TRUE(open_nvml_source(api, 0)->available());
+    EXPECT_EQ(asked, "GPU-abc");
+  }
+}
+
+// --- the sampler ----------------------------------------------------------------------------------
+
+namespace {
+// A source whose energy follows a steady 100 W from its creation, with an instantaneous power too.
+class SteadySource final : public TelemetrySource {
+ public:
+  explicit SteadySource(std::string role = "accelerator", double watts = 100) : role_(std::move(role)), watts_(watts) {}
+  std::string name() const override { return "steady"; }
+  std::string role() const override { return role_; }
+  bool available() const override { return true; }
+  std::vector<TelemetryFigureOrigin> figures() const override {
+    return {{"energy", true, "fake counter"}, {"power", true, "fake power"}, {"temperature", true, "fake"}};
+  }
+  TelemetryReading read() override {
+    ++reads;
+    TelemetryReading r;
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    r.energy_j = watts_ * t;
+    r.power_w = watts_;
+    r.temperature_c = 40 + t;
+    return r;
+  }
+  std::atomic<int> reads{0};
+
+ private:
+  std::string role_;
+  double watts_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
+}  // namespace
+
+TEST(Sampler, WindowEnergyFromCounterAndPowerIntegralAgree) {
+  auto steady = std::make_shared<SteadySource>();
+  Sampler s({steady, make_unavailable_source("rapl", "cpu", "no /sys/class/powercap")}, {.hz = 50});
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  s.mark_window_begin();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  s.mark_window_end(30);
+  s.stop();
+  EXPECT_FALSE(s.running());
+  auto sum = s.summarize({.device_role = "accelerator", .steps_per_epoch = 100, .epochs = 2, .step_mean_s = 0.01,
+                          .step_mean_rel_ci = 0.02});
+  EXPECT_GT(sum.samples, 8u);  // ~15 readings at 50 Hz in 0.3 s, boundaries included
+  EXPECT_NEAR(sum.window_s, 0.3, 0.1);
+  ASSERT_TRUE(sum.energy_j.value);
+  // Each reading's time is the middle of its reads: microseconds off the fake's own clock.
+  EXPECT_NEAR(*sum.energy_j.value, 100 * sum.window_s, 1e-3 * *sum.energy_j.value);
+  ASSERT_EQ(sum.channels.size(), 1u);
+  EXPECT_EQ(sum.channels[0].energy_method, "counter");
+  EXPECT_NEAR(*sum.channels[0].power_integral_j, *sum.channels[0].energy_counter_j, 1e-3 * *sum.energy_j.value);
+  EXPECT_NEAR(*sum.energy_per_step_j.value, *sum.energy_j.value / 30, 1e-9);
+  EXPECT_NEAR(*sum.energy_per_epoch_j.value, *sum.energy_per_step_j.value * 100, 1e-9);
+  EXPECT_NEAR(*sum.mean_power_w.value, 100, 0.1);
+  EXPECT_NEAR(*sum.peak_power_w.value, 100, 1e-9);
+  EXPECT_GT(*sum.max_temperature_c.value, 40);
+  // The CPU's energy is unavailable and says why, in the figure and in the list.
+  EXPECT_FALSE(sum.host_energy_j.value);
+  EXPECT_NE(sum.host_energy_j.unavailable.find("unavailable: rapl: no /sys/class/powercap"), std::string::npos);
+  EXPECT_EQ(sum.unavailable.at("rapl"), "unavailable: no /sys/class/powercap");
+  ASSERT_TRUE(sum.prediction);
+  EXPECT_NEAR(sum.prediction->time_s, 2 * 100 * 0.01, 1e-12);
+  EXPECT_NEAR(*sum.prediction->energy_j.value, 200 * *sum.energy_per_step_j.value, 1e-9);
+  EXPECT_FALSE(sum.series.t_s.empty());
+}
+
+TEST(Sampler, StopsPromptlyUnderLoadAndLeavesNoThread) {
+  std::atomic<bool> burn{true};
+  std::vector<std::thread> burners;
+  for (int i = 0; i < 2; ++i)
+    burners.emplace_back([&] {
+      volatile double x = 0;
+      while (burn.load(std::memory_order_relaxed)) x = x + 1;
+    });
+  const int before = thread_count();
+  for (int round = 0; round < 3; ++round) {
+    auto steady = std::make_shared<SteadySource>();
+    Sampler s({steady}, {.hz = 0.5});  // a reading every 2 s: stop() must not wait for the next tick
+    s.start();
+    EXPECT_EQ(thread_count(), before + 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto t0 = std::chrono::steady_clock::now();
+    s.stop();
+    const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(stop_s, 0.5);
+    EXPECT_EQ(thread_count(), before);
+    EXPECT_GE(steady->reads.load(), 1);
+    s.stop();  // idempotent
+  }
+  {
+    Sampler s({std::make_shared<SteadySource>()}, {.hz = 200});
+    s.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }  // the destructor stops and joins
+  EXPECT_EQ(thread_count(), before);
+  burn = false;
+  for (auto& t : burners) t.join();
+}
+
+namespace {
+// Replays scripted readings (for exact summary math).
+class ScriptedSource final : public TelemetrySource {
+ public:
+  ScriptedSource(std::string name, std::string role, std::vector<TelemetryFigureOrigin> figs)
+      : name_(std::move(name)), role_(std::move(role)), figs_(std::move(figs)) {}
+  std::string name() const override { return name_; }
+  std::string role() const override { return role_; }
+  bool available() const override { return true; }
+  std::vector<TelemetryFigureOrigin> figures() const override { return figs_; }
+  TelemetryReading read() override { return {}; }
+
+ private:
+  std::string name_, role_;
+  std::vector<TelemetryFigureOrigin> figs_;
+};
+}  // namespace
+
+TEST(Summary, CounterOnlyChannelsThrottlingAndDecimation) {
+  // Two RAPL-like counters (package 50 W, dram 10 W) read at 20 Hz for 50 s; the window is
+  // [10 s, 40 s]; readings between 20 s and 21 s are throttled.
+  auto pkg = std::make_shared<ScriptedSource>("rapl:package-0", "cpu",
+                                              std::vector<TelemetryFigureOrigin>{{"energy", true, "counter"}, {"throttle", true, "x"}});
+  auto dram = std::make_shared<ScriptedSource>("rapl:package-0/dram", "cpu",
+                                               std::vector<TelemetryFigureOrigin>{{"energy", true, "counter"}});
+  auto proc = std::make_shared<ScriptedSource>("process", "process", std::vector<TelemetryFigureOrigin>{{"memory", true, "VmRSS"}});
+  std::vector<TelemetrySourcePtr> sources{pkg, dram, proc};
+  std::vector<Sampler::Point> pts;
+  for (int k = 0; k <= 1000; ++k) {
+    const double t = k * 0.05;
+    Sampler::Point p;
+    p.t = t;
+    TelemetryReading a, d, m;
+    a.energy_j = 50 * t;
+    d.energy_j = 10 * t;
+    m.memory_bytes = 1e9 + (t > 30 && t < 31 ? 5e8 : 0);
+    if (t >= 20 && t < 21) {
+      a.throttled = true;
+      a.throttle_reasons = {"cpu package thermal throttle event"};
+    }
+    p.readings = {a, d, m};
+    pts.push_back(p);
+  }
+  auto s = summarize_points(sources, pts, 200, 800, 3000, 20, 200,
+                            {.device_role = "cpu", .steps_per_epoch = 938, .epochs = 3, .step_mean_s = 0.01, .step_mean_rel_ci = 0.01});
+  EXPECT_NEAR(s.window_s, 30, 1e-9);
+  ASSERT_TRUE(s.energy_j.value);
+  EXPECT_NEAR(*s.energy_j.value, 60 * 30, 1e-6);
+  EXPECT_NE(s.energy_j.source.find("rapl:package-0 (counter) + rapl:package-0/dram (counter)"), std::string::npos);
+  EXPECT_NEAR(*s.energy_per_step_j.value, 1800.0 / 3000, 1e-9);
+  EXPECT_NEAR(*s.mean_power_w.value, 60, 1e-6);
+  EXPECT_NEAR(*s.peak_power_w.value, 60, 1e-6);  // derived from the counters, summed over the domains
+  EXPECT_NEAR(*s.peak_memory_bytes.value, 1.5e9, 1);
+  EXPECT_EQ(s.throttled_samples, 20u);
+  EXPECT_TRUE(s.throttled);
+  ASSERT_EQ(s.throttle_reasons.size(), 1u);
+  EXPECT_FALSE(s.max_temperature_c.value);
+  EXPECT_NE(s.max_temperature_c.unavailable.find("unavailable:"), std::string::npos);
+  EXPECT_TRUE(s.host_energy_j.value);
+  // Series: 1001 readings decimated to 200 points; counter power is 50 W and 10 W throughout.
+  EXPECT_EQ(s.series.t_s.size(), 200u);
+  const auto& p = s.series.channels.at("rapl:package-0").at("power_w");
+  ASSERT_EQ(p.size(), 200u);
+  EXPECT_NEAR(*p[100], 50, 1e-6);
+  EXPECT_TRUE(s.series.channels.at("rapl:package-0").count("throttled"));
+  EXPECT_FALSE(s.series.channels.at("rapl:package-0/dram").count("throttled"));
+  EXPECT_NEAR(*s.series.channels.at("process").at("memory_bytes")[121], 1.5e9, 1);  // t ~ 30.3 s
+  // Steady power: the prediction's energy interval is the step time's.
+  ASSERT_TRUE(s.prediction);
+  EXPECT_NEAR(*s.prediction->energy_j.value, 3 * 938 * 0.6, 1e-6);
+  EXPECT_NEAR(*s.prediction->energy_high_j / *s.prediction->energy_j.value, 1.01, 1e-6);
+}
+
+TEST(Summary, PowerOnlyIntegralAndNoWindow) {
+  auto gpu = std::make_shared<ScriptedSource>("gpu", "accelerator", std::vector<TelemetryFigureOrigin>{{"power", true, "p"}});
+  std::vector<Sampler::Point> pts;
+  // Power ramps 100 -> 200 W over [0, 1] s at 10 Hz: the trapezoid gives exactly 150 J.
+  for (int k = 0; k <= 10; ++k) {
+    TelemetryReading r;
+    r.power_w = 100 + 100 * k / 10.0;
+    pts.push_back({k / 10.0, {r}});
+  }
+  auto s = summarize_points({gpu}, pts, 0, 10, 10, 10, 200, {.device_role = "accelerator"});
+  ASSERT_TRUE(s.energy_j.value);
+  EXPECT_NEAR(*s.energy_j.value, 150, 1e-9);
+  EXPECT_EQ(s.channels[0].energy_method, "power integral");
+  EXPECT_NEAR(*s.peak_power_w.value, 200, 1e-9);
+  EXPECT_NE(s.energy_j.source.find("power integral"), std::string::npos);
+
+  auto none = summarize_points({gpu}, pts, std::nullopt, std::nullopt, 0, 10, 200, {.device_role = "accelerator"});
+  EXPECT_FALSE(none.energy_j.value);
+  EXPECT_NE(none.energy_j.unavailable.find("no measured window"), std::string::npos);
+  EXPECT_FALSE(none.prediction);
+}
+
+// --- prediction and JSON ----------------------------------------------------------------------------
+
+TEST(Prediction, TimeAndEnergyWithUncertainty) {
+  auto p = predict_training(10, 100, 0.01, 0.02, TelemetryFigure::of(2.0, "nvml:0"), 0.03);
+  EXPECT_DOUBLE_EQ(p.total_steps, 1000);
+  EXPECT_NEAR(p.time_s, 10.0, 1e-12);
+  EXPECT_NEAR(p.time_low_s, 9.8, 1e-12);
+  EXPECT_NEAR(p.time_high_s, 10.2, 1e-12);
+  ASSERT_TRUE(p.energy_j.value);
+  EXPECT_NEAR(*p.energy_j.value, 2000, 1e-9);
+  const double rel = std::sqrt(0.02 * 0.02 + 0.03 * 0.03);
+  EXPECT_NEAR(*p.energy_low_j, 2000 * (1 - rel), 1e-9);
+  EXPECT_NEAR(*p.energy_high_j, 2000 * (1 + rel), 1e-9);
+  auto q = predict_training(1, 100, 0.01, 0.02, TelemetryFigure::none("rapl: permission denied"), 0);
+  EXPECT_FALSE(q.energy_j.value);
+  EXPECT_EQ(q.energy_j.unavailable, "unavailable: rapl: permission denied");
+  EXPECT_FALSE(q.energy_low_j);
+  EXPECT_NEAR(t_quantile_95(9), 2.262, 1e-9);
+  EXPECT_NEAR(t_quantile_95(1000), 1.96, 1e-9);
+}
+
+TEST(TelemetryJson, RoundTripAndUnavailableFigures) {
+  TelemetrySummary s;
+  s.sample_hz = 20;
+  s.window_s = 3;
+  s.steps = 30;
+  s.device_role = "accelerator";
+  s.energy_j = TelemetryFigure::of(900, "nvml:0 (counter)");
+  s.energy_per_step_j = TelemetryFigure::of(30, "nvml:0 (counter)");
+  s.max_temperature_c = TelemetryFigure::none("nvml:0: Not Supported (3)");
+  TelemetryChannel ch;
+  ch.source = "nvml:0";
+  ch.energy_counter_j = 900;
+  ch.power_integral_j = 880;
+  ch.figures["energy"] = "nvmlDeviceGetTotalEnergyConsumption";
+  s.channels.push_back(ch);
+  s.unavailable["rapl"] = "unavailable: no /sys/class/powercap";
+  s.series.t_s = {0, 1};
+  s.series.channels["nvml:0"]["power_w"] = {std::nullopt, 300.0};
+  s.prediction = predict_training(1, 100, 0.1, 0.01, s.energy_per_step_j, 0.02);
+  const nlohmann::json j = s;
+  EXPECT_EQ(j["energy_j"]["value"], 900);
+  EXPECT_EQ(j["energy_j"]["source"], "nvml:0 (counter)");
+  EXPECT_TRUE(j["max_temperature_c"]["value"].is_null());
+  EXPECT_EQ(j["max_temperature_c"]["unavailable"], "unavailable: nvml:0: Not Supported (3)");
+  EXPECT_FALSE(j["energy_per_epoch_j"].contains("source"));
+  EXPECT_EQ(j["energy_per_epoch_j"]["unavailable"], "unavailable: not measured");
+  EXPECT_EQ(j["channels"][0]["energy_counter_j"], 900);
+  EXPECT_EQ(j["channels"][0]["power_integral_j"], 880);
+  EXPECT_TRUE(j["series"]["channels"]["nvml:0"]["power_w"][0].is_null());
+  auto back = j.get<TelemetrySummary>();
+  EXPECT_EQ(nlohmann::json(back), j);
+}
+
+// --- this machine (no assertion on what it has: prints it) ------------------------------------------
+
+TEST(ThisMachine, EverySourceIsAvailableOrSaysWhy) {
+  for (const auto& s : all_telemetry_sources()) {
+    if (s->available()) {
+      EXPECT_TRUE(s->unavailable_reason().empty() || true);
+      std::printf("  %-22s available: %s\n", s->name().c_str(), s->description().c_str());
+      (void)s->read();
+    } else {
+      EXPECT_FALSE(s->unavailable_reason().empty()) << s->name();
+      std::printf("  %-22s unavailable: %s\n", s->name().c_str(), s->unavailable_reason().c_str());
+    }
+  }
+}
