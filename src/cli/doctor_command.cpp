@@ -13,6 +13,8 @@
 #include "data/idx_reader.h"
 #include "device/device.h"
 #include "engine/torch_info.h"
+#include "telemetry/telemetry_source.h"
+#include "telemetry/telemetry_summary.h"
 
 namespace accelbench {
 
@@ -40,6 +42,18 @@ void add_doctor_command(CLI::App& app, Action& action) {
       const auto fm = find_fashion_mnist_dir();
       std::cout << fmt::format("data         Fashion-MNIST: {}\n",
                                fm.empty() ? std::string("not found (synthetic data will be used; Debian: apt install dataset-fashion-mnist)") : fm);
+      // Telemetry: every source this machine could use while a case runs, or why not.
+      std::cout << fmt::format("telemetry    sampled at {:g} Hz during each case (--telemetry-hz; --no-telemetry)\n",
+                               kDefaultTelemetryHz);
+      for (const auto& s : all_telemetry_sources()) {
+        if (!s->available()) {
+          std::cout << fmt::format("telemetry    {:<20} no : {}\n", s->name(), s->unavailable_reason());
+          continue;
+        }
+        std::cout << fmt::format("telemetry    {:<20} yes: {}\n", s->name(), s->description());
+        for (const auto& f : s->figures())
+          std::cout << fmt::format("               {:<12} {}{}\n", f.figure, f.available ? "" : "unavailable: ", f.origin);
+      }
       const auto warnings = timing_environment_warnings();
       if (warnings.empty()) {
         std::cout << "environment  nothing that distorts timings\n";

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "cli/commands.h"
 #include "core/durations.h"
@@ -39,6 +40,10 @@ struct RunOptions {
   bool quick = false;
   bool phases = false;
   bool full_epoch = false;
+  bool no_telemetry = false;
+  double telemetry_hz = 20;
+  int epochs = 1;
+  std::string cooldown = "0s";
   bool synthetic = false;
   std::string data_dir;
   std::uint64_t seed = 0;
@@ -112,6 +117,10 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   }
   if (!o.data_dir.empty() && !std::filesystem::exists(o.data_dir))
     throw UsageError(fmt::format("--data-dir {} does not exist", o.data_dir));
+  if (!(o.telemetry_hz >= 0.5 && o.telemetry_hz <= 1000))
+    throw UsageError(fmt::format("--telemetry-hz must be between 0.5 and 1000 readings per second (got {})", o.telemetry_hz));
+  if (o.epochs < 1) throw UsageError(fmt::format("--epochs must be at least 1 (got {})", o.epochs));
+  const double cooldown = parse_duration_seconds(o.cooldown);
 
   MeasureOptions mo;
   mo.stopping.ci_target = o.ci_target;
@@ -120,6 +129,9 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   mo.min_sample_time_s = min_sample_time;
   mo.phases = o.phases;
   mo.full_epoch = o.full_epoch;
+  mo.telemetry = !o.no_telemetry;
+  mo.telemetry_hz = o.telemetry_hz;
+  mo.epochs = o.epochs;
   mo.seed = o.seed;
   mo.use_real_data = !o.synthetic;
   mo.data_dir = o.data_dir;
@@ -155,6 +167,11 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
                           {"quick", o.quick},
                           {"phases", o.phases},
                           {"full_epoch", o.full_epoch},
+                          {"telemetry", !o.no_telemetry},
+                          {"telemetry_hz", o.telemetry_hz},
+                          {"epochs", o.epochs},
+                          {"epochs_given", cmd.count("--epochs") > 0},
+                          {"cooldown_s", cooldown},
                           {"synthetic_forced", o.synthetic},
                           {"data_dir", o.data_dir},
                           {"seed", o.seed},
@@ -178,6 +195,7 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   int failures = 0;
   for (std::size_t i = 0; i < plan.cases.size(); ++i) {
     const auto& spec = plan.cases[i];
+    if (i > 0 && cooldown > 0) std::this_thread::sleep_for(std::chrono::duration<double>(cooldown));  // --cooldown
     auto workload = make_workload(spec.workload);
     auto device = open_device(spec.device);
     mo.stopping.max_time_s = scheduler.next_allowance();
@@ -229,6 +247,12 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_flag("--phases", o->phases, "Time forward, backward and optimizer separately (adds synchronizations)");
   cmd->add_flag("--full-epoch", o->full_epoch,
                 "After sampling, time one real epoch end to end (all distinct batches; not bounded by the case's time)");
+  cmd->add_flag("--no-telemetry", o->no_telemetry, "Do not sample energy, power, temperature, clocks and memory");
+  cmd->add_option("--telemetry-hz", o->telemetry_hz, "Telemetry readings per second during a case")->capture_default_str();
+  cmd->add_option("--epochs", o->epochs, "Predict the time and energy of a training run of this many epochs")
+      ->capture_default_str();
+  cmd->add_option("--cooldown", o->cooldown, "Pause between cases so the devices cool down, e.g. 30s (not counted in --budget)")
+      ->capture_default_str();
   cmd->add_flag("--synthetic", o->synthetic, "Use synthetic data even when the dataset files are present");
   cmd->add_option("--data-dir", o->data_dir, "Directory with the Fashion-MNIST IDX files");
   cmd->add_option("--seed", o->seed, "Seed for weights and data")->capture_default_str();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/stats.h"
+#include "telemetry/telemetry_summary.h"
 
 namespace accelbench {
 
@@ -75,6 +76,9 @@ struct CaseResult {
 
   MemoryUsage memory;
   std::optional<PhaseSamples> phases;
+  // Energy, power, temperature, clocks and memory over the measured window (absent with
+  // --no-telemetry); every figure names its source or says "unavailable: <reason>".
+  std::optional<TelemetrySummary> telemetry;
 };
 
 // Speed-up of a device over the baseline (the CPU) for one workload: ratio of medians

@@ -107,6 +107,7 @@ void to_json(json& j, const CaseResult& v) {
       summary[name] = summarize(*s);
     j["phase_stats"] = summary;
   }
+  if (v.telemetry) j["telemetry"] = *v.telemetry;
 }
 void from_json(const json& j, CaseResult& v) {
   from_json(j, v.spec);
@@ -143,6 +144,8 @@ void from_json(const json& j, CaseResult& v) {
     get_if(*p, "forward", ps.forward); get_if(*p, "backward", ps.backward); get_if(*p, "optimizer", ps.optimizer);
     v.phases = ps;
   }
+  if (auto t = j.find("telemetry"); t != j.end() && t->is_object()) v.telemetry = t->get<TelemetrySummary>();
+  else v.telemetry.reset();
 }
 
 void to_json(json& j, const Speedup& v) {

@@ -7,9 +7,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "core/errors.h"
 #include "device/device.h"
+#include "telemetry/sampler.h"
 #include "workloads/workload.h"
 
 namespace accelbench {
@@ -53,6 +55,9 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     progress(ev);
   };
 
+  // Telemetry: sampled from the warm-up on; its measured window opens and closes at the sampling
+  // phase's device synchronizations, the same boundaries as the timing.
+  std::optional<Sampler> telemetry;
   try {
     if (spec.threads > 0) at::set_num_threads(spec.threads);
     r.spec.threads = at::get_num_threads();
@@ -75,6 +80,11 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     r.optimizer = task->optimizer_description();
     r.loss_before = task->evaluation_loss();
     if (!std::isfinite(r.loss_before)) throw CaseError("the initial loss is not finite");
+
+    if (opt.telemetry) {
+      telemetry.emplace(telemetry_sources_for(spec.device), SamplerOptions{.hz = opt.telemetry_hz});
+      telemetry->start();
+    }
 
     // Warm-up: until the step time stops moving, bounded by a share of the case's time.
     WarmupDetector warmup({.min_steps = opt.min_warmup_steps});
@@ -105,6 +115,10 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     rule.max_time_s = std::max(0.0, allowance - seconds_since(case_start));
     AdaptiveStopper stopper(rule);
     if (opt.phases) r.phases = PhaseSamples{};
+    if (telemetry) {
+      device.synchronize();
+      telemetry->mark_window_begin();
+    }
     const auto sample_start = Clock::now();
     std::size_t step_no = 0;
     auto last_report = Clock::now();
@@ -142,6 +156,7 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
       if (stopper.should_stop() && stopper.samples().size() >= opt.floor_samples) break;
     }
     r.measure_s = seconds_since(sample_start);
+    if (telemetry) telemetry->mark_window_end(static_cast<std::int64_t>(step_no));  // the last sample synchronized
     r.samples = stopper.samples();
     r.noisy = !stopper.target_met();
     if (opt.full_epoch) {
@@ -169,6 +184,7 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     r.status = "failed";
     r.error = first_line(e.what());
   }
+  if (telemetry) telemetry->stop();
   device.empty_cache();
   r.wall_s = seconds_since(case_start);
   if (!r.samples.empty()) {
@@ -178,6 +194,16 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     const double steps_per_epoch = std::ceil(static_cast<double>(r.samples_per_epoch) / static_cast<double>(spec.batch_size));
     r.epoch_s_estimate = r.stats.median * steps_per_epoch;
     r.achieved_flops_per_s = r.train_flops_per_sample * r.samples_per_s;
+    if (telemetry) {
+      SummaryRequest req;
+      req.device_role = device.is_cpu() ? "cpu" : "accelerator";
+      req.steps_per_epoch = steps_per_epoch;
+      req.epochs = opt.epochs;
+      req.step_mean_s = r.stats.mean;
+      if (r.stats.n > 1 && r.stats.mean > 0)
+        req.step_mean_rel_ci = t_quantile_95(r.stats.n - 1) * r.stats.stddev / std::sqrt(static_cast<double>(r.stats.n)) / r.stats.mean;
+      r.telemetry = telemetry->summarize(req);
+    }
   }
   return r;
 }

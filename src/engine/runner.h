@@ -21,6 +21,9 @@ struct MeasureOptions {
   std::size_t floor_samples = 3;      // taken even past the deadline, so that a case says something
   bool phases = false;                // time forward / backward / optimizer separately
   bool full_epoch = false;            // after sampling, time one real epoch end to end (not bounded by max_time_s)
+  bool telemetry = true;              // energy, power, temperature, clocks, memory (src/telemetry)
+  double telemetry_hz = 20;           // sampler readings per second
+  int epochs = 1;                     // the full training run whose time and energy are predicted
   std::uint64_t seed = 0;
   bool use_real_data = true;
   std::string data_dir;

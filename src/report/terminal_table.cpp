@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -42,6 +43,83 @@ std::string peak_memory(const CaseResult& c) {
   if (c.memory.allocated_bytes) return format_bytes(static_cast<double>(*c.memory.allocated_bytes)) + " (now)";
   if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
   return "-";
+}
+
+std::string format_joules(double j) {
+  const double a = std::abs(j);
+  if (a >= 1e6) return fmt::format("{:.2f} MJ", j / 1e6);
+  if (a >= 1e3) return fmt::format("{:.2f} kJ", j / 1e3);
+  if (a >= 1) return fmt::format("{:.2f} J", j);
+  if (a >= 1e-3) return fmt::format("{:.2f} mJ", j * 1e3);
+  return fmt::format("{:.1f} uJ", j * 1e6);
+}
+
+// Energy, power and temperature of each case's measured window (only the columns some case has),
+// the reasons for what is unavailable (once each), and the predicted training run (--epochs).
+std::string render_telemetry_section(const RunResult& run) {
+  bool energy = false, temperature = false, clock = false;
+  for (const auto& c : run.cases) {
+    if (!c.telemetry) continue;
+    energy |= c.telemetry->energy_j.available();
+    temperature |= c.telemetry->max_temperature_c.available();
+    clock |= c.telemetry->mean_clock_mhz.available();
+  }
+  auto show = [](const TelemetryFigure& f, auto format) { return f.value ? format(*f.value) : std::string("n/a"); };
+  std::string out;
+  if (energy || temperature) {
+    std::vector<std::string> header{"model", "device"};
+    if (energy) header.insert(header.end(), {"energy/step", "energy/epoch", "mean power", "peak power"});
+    if (temperature) header.push_back("max temp");
+    if (clock) header.push_back("clock");
+    header.push_back("throttled");
+    std::vector<std::vector<std::string>> t{header};
+    for (const auto& c : run.cases) {
+      if (!c.telemetry) continue;
+      const auto& m = *c.telemetry;
+      std::vector<std::string> row{c.spec.workload, c.spec.device};
+      if (energy) {
+        row.push_back(show(m.energy_per_step_j, format_joules));
+        row.push_back(show(m.energy_per_epoch_j, format_joules));
+        row.push_back(show(m.mean_power_w, [](double w) { return fmt::format("{:.1f} W", w); }));
+        row.push_back(show(m.peak_power_w, [](double w) { return fmt::format("{:.1f} W", w); }));
+      }
+      if (temperature) row.push_back(show(m.max_temperature_c, [](double v) { return fmt::format("{:.0f} C", v); }));
+      if (clock) row.push_back(show(m.mean_clock_mhz, [](double v) { return fmt::format("{:.0f} MHz", v); }));
+      row.push_back(m.throttled ? fmt::format("{}/{} readings", m.throttled_samples, m.samples) : "no");
+      t.push_back(row);
+    }
+    out += "\nEnergy and temperature over the measured window (device's own sources; see the JSON for each figure's source):\n";
+    out += render_table(t, 2);
+  }
+  std::set<std::string> missing;
+  for (const auto& c : run.cases) {
+    if (!c.telemetry) continue;
+    const auto& m = *c.telemetry;
+    const auto where = c.spec.device == "cpu" ? std::string("cpu") : c.spec.device;
+    if (!m.energy_j.value) missing.insert(fmt::format("energy on {}: {}", where, m.energy_j.unavailable));
+    if (!m.max_temperature_c.value) missing.insert(fmt::format("temperature on {}: {}", where, m.max_temperature_c.unavailable));
+  }
+  if (!missing.empty()) {
+    out += "\nTelemetry not available here:\n";
+    for (const auto& line : missing) out += "  " + line + "\n";
+  }
+  if (run.context.settings.value("epochs_given", false)) {
+    std::vector<std::vector<std::string>> t{{"model", "device", "epochs", "predicted time [95% CI]", "predicted energy [95% CI]"}};
+    for (const auto& c : run.cases) {
+      if (!c.telemetry || !c.telemetry->prediction) continue;
+      const auto& p = *c.telemetry->prediction;
+      t.push_back({c.spec.workload, c.spec.device, std::to_string(p.epochs),
+                   fmt::format("{} [{}, {}]", format_duration(p.time_s), format_duration(p.time_low_s), format_duration(p.time_high_s)),
+                   p.energy_j.value ? fmt::format("{} [{}, {}]", format_joules(*p.energy_j.value), format_joules(p.energy_low_j.value_or(0)),
+                                                  format_joules(p.energy_high_j.value_or(0)))
+                                    : std::string("n/a (energy unavailable)")});
+    }
+    if (t.size() > 1) {
+      out += "\nPredicted training run (training steps only: mean step time and energy per step x steps):\n";
+      out += render_table(t, 2);
+    }
+  }
+  return out;
 }
 }  // namespace
 
@@ -115,6 +193,8 @@ std::string render_terminal_report(const RunResult& run) {
     if (!c.warmup_stable) notes.push_back("warm-up not stable");
     if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
     if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
+    if (c.telemetry && c.telemetry->throttled)
+      notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
     t2.push_back({c.spec.workload, c.spec.device, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
                   fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory(c),
@@ -122,6 +202,7 @@ std::string render_terminal_report(const RunResult& run) {
                   fmt::format("{}", fmt::join(notes, "; "))});
   }
   out += render_table(t2, 2);
+  out += render_telemetry_section(run);
   if (run.cases.size() && run.cases.front().phases) {
     out += "\nPhases (median, each phase synchronized: the sum exceeds an unsplit step):\n";
     std::vector<std::vector<std::string>> t3{{"model", "device", "forward", "backward", "optimizer"}};

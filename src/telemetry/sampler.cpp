@@ -150,7 +150,7 @@ TrainingPrediction predict_training(int epochs, double steps_per_epoch, double s
                                                        : TelemetryFigure{std::nullopt, {}, energy_per_step_j.unavailable};
   }
   p.method = fmt::format(
-      "time = {} epochs x {:.0f} steps x mean step time {:.6g} s (+-{:.1f}%, 95% CI of the mean){}; training steps "
+      "time = {} epoch(s) x {:.0f} steps x mean step time {:.6g} s (+-{:.1f}%, 95% CI of the mean){}; training steps "
       "only: no evaluation, checkpoints or data loading beyond what the workload does",
       epochs, steps_per_epoch, step_mean_s, 100 * step_mean_rel_ci, energy_method);
   return p;
@@ -171,14 +171,13 @@ std::string join(const std::vector<std::string>& v, const char* sep) { return fm
 std::string reasons_for(const std::vector<TelemetrySourcePtr>& sources, const std::string& role,
                         const std::string& figure) {
   std::vector<std::string> out;
+  // Only the sources that could give this figure (an unavailable source lists its figures with
+  // the reason as their origin).
   for (const auto& s : sources) {
     if (!s || s->role() != role) continue;
-    if (!s->available()) {
-      out.push_back(fmt::format("{}: {}", s->name(), s->unavailable_reason()));
-      continue;
-    }
     for (const auto& f : s->figures())
-      if (f.figure == figure && !f.available) out.push_back(fmt::format("{}: {}", s->name(), f.origin));
+      if (f.figure == figure && (!f.available || !s->available()))
+        out.push_back(fmt::format("{}: {}", s->name(), f.available ? s->unavailable_reason() : f.origin));
   }
   if (out.empty()) return fmt::format("no {} source measures {}", role == "accelerator" ? "device" : role, figure);
   return join(out, "; ");

@@ -77,3 +77,42 @@ TEST(TerminalReport, ArticleTableWithSpeedup) {
   EXPECT_NE(text.find("cuda:0 s/epoch"), std::string::npos) << text;
   EXPECT_NE(text.find("10.00x ["), std::string::npos) << text;
 }
+
+TEST(ResultsJson, TelemetryBlockRoundTripsAndShowsInTheTable) {
+  RunResult run;
+  run.context.settings = {{"epochs_given", true}};
+  run.cases = {make_case("mlp", "cpu", 0.010), make_case("mlp", "cuda:0", 0.001)};
+  TelemetrySummary cpu;
+  cpu.device_role = "cpu";
+  cpu.energy_j = TelemetryFigure::none("rapl: no /sys/class/powercap");
+  cpu.max_temperature_c = TelemetryFigure::none("linux-thermal: no sensor");
+  cpu.prediction = predict_training(3, 938, 0.01, 0.02, cpu.energy_j, 0);
+  TelemetrySummary gpu;
+  gpu.device_role = "accelerator";
+  gpu.samples = 40;
+  gpu.energy_j = TelemetryFigure::of(500, "nvml:0 (counter)");
+  gpu.energy_per_step_j = TelemetryFigure::of(0.5, "nvml:0 (counter)");
+  gpu.max_temperature_c = TelemetryFigure::of(61, "nvml:0");
+  gpu.throttled = true;
+  gpu.throttled_samples = 12;
+  run.cases[0].telemetry = cpu;
+  run.cases[1].telemetry = gpu;
+  const nlohmann::json j = run;
+  EXPECT_EQ(j["cases"][1]["telemetry"]["energy_j"]["value"], 500);
+  EXPECT_TRUE(j["cases"][0]["telemetry"]["energy_j"]["value"].is_null());
+  const auto back = j.get<RunResult>();
+  ASSERT_TRUE(back.cases[1].telemetry);
+  EXPECT_EQ(*back.cases[1].telemetry->energy_per_step_j.value, 0.5);
+  EXPECT_EQ(nlohmann::json(back), j);
+  const auto text = render_terminal_report(run);
+  EXPECT_NE(text.find("energy/step"), std::string::npos) << text;
+  EXPECT_NE(text.find("500.00 mJ"), std::string::npos) << text;
+  EXPECT_NE(text.find("61 C"), std::string::npos) << text;
+  EXPECT_NE(text.find("THROTTLED in 12/40 readings"), std::string::npos) << text;
+  EXPECT_NE(text.find("energy on cpu: unavailable: rapl: no /sys/class/powercap"), std::string::npos) << text;
+  EXPECT_NE(text.find("Predicted training run"), std::string::npos) << text;
+  // Without telemetry the report has no telemetry section.
+  run.cases[0].telemetry.reset();
+  run.cases[1].telemetry.reset();
+  EXPECT_EQ(render_terminal_report(run).find("energy/step"), std::string::npos);
+}
