@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# chromium: the browser test renders the HTML report headless (about 80 MB, a minute to install)
 debs=(libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev libgtest-dev zlib1g-dev
-      dataset-fashion-mnist ninja-build cmake g++ python3-venv)
+      dataset-fashion-mnist ninja-build cmake g++ python3-venv chromium)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${debs[@]}"; do

@@ -12,5 +12,8 @@ using Action = std::function<int()>;
 void add_run_command(CLI::App& app, Action& action);
 void add_devices_command(CLI::App& app, Action& action);
 void add_doctor_command(CLI::App& app, Action& action);
+void add_history_command(CLI::App& app, Action& action);
+void add_compare_command(CLI::App& app, Action& action);
+void add_report_command(CLI::App& app, Action& action);
 
 }  // namespace accelbench

@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
   add_run_command(app, action);
   add_devices_command(app, action);
   add_doctor_command(app, action);
+  add_history_command(app, action);
+  add_compare_command(app, action);
+  add_report_command(app, action);
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
     for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());

@@ -19,6 +19,7 @@
 #include "engine/runner.h"
 #include "engine/torch_info.h"
 #include "report/json_report.h"
+#include "store/history_store.h"
 #include "report/terminal_table.h"
 #include "workloads/workload.h"
 
@@ -49,6 +50,8 @@ struct RunOptions {
   std::uint64_t seed = 0;
   std::string json_path;
   bool no_progress = false;
+  std::string db_path;  // history database (--db); empty: the default
+  bool no_save = false;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -121,6 +124,10 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
     throw UsageError(fmt::format("--telemetry-hz must be between 0.5 and 1000 readings per second (got {})", o.telemetry_hz));
   if (o.epochs < 1) throw UsageError(fmt::format("--epochs must be at least 1 (got {})", o.epochs));
   const double cooldown = parse_duration_seconds(o.cooldown);
+
+  // The history is opened (created, migrated, or refused when damaged) before anything is measured.
+  std::unique_ptr<HistoryStore> store;
+  if (!o.no_save) store = std::make_unique<HistoryStore>(o.db_path.empty() ? HistoryStore::default_path() : o.db_path);
 
   MeasureOptions mo;
   mo.stopping.ci_target = o.ci_target;
@@ -220,6 +227,11 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   run.speedups = compute_speedups(run.cases);
   run.wall_s = elapsed();
   if (!o.json_path.empty()) write_json_report(run, o.json_path);
+  if (store) {
+    const auto ref = store->save_run(run);
+    std::fprintf(stderr, "accelbench: stored as run %lld (uid %s) in %s\n", static_cast<long long>(ref.id), ref.uid.c_str(),
+                 store->path().c_str());
+  }
   std::cout << render_terminal_report(run) << std::flush;
   std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(run.wall_s).c_str(),
                o.json_path.empty() ? "" : fmt::format(", results in {}", o.json_path).c_str());
@@ -258,6 +270,8 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--seed", o->seed, "Seed for weights and data")->capture_default_str();
   cmd->add_option("--json", o->json_path, "Write every setting, sample and statistic to this JSON file");
   cmd->add_flag("--no-progress", o->no_progress, "No progress line on stderr");
+  cmd->add_option("--db", o->db_path, "History database the run is stored in (default: $XDG_DATA_HOME/accelbench/history.db)");
+  cmd->add_flag("--no-save", o->no_save, "Do not store the run in the history database");
   cmd->callback([&action, o, cmd]() { action = [o, cmd]() { return execute_run(*o, *cmd); }; });
 }
 

@@ -2,6 +2,7 @@
 // marks the page as loaded and checks its own charts; a Content-Security-Policy forbids any network
 // access). Each chart has its data table beside it.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -46,7 +47,7 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom
 table { border-collapse: collapse; font-size: 0.85em; margin: 6px 0; }
 th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: right; }
 th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
-.meta td { text-align: left; }
+.meta td, .meta th { text-align: left; }
 .published { background: #fff4d6; border: 1px solid #e0b000; padding: 8px 12px; }
 .warning { color: #a40; }
 figure.chart { margin: 18px 0; padding: 10px; border: 1px solid #e3e3e3; border-radius: 4px; }
@@ -107,7 +108,7 @@ std::string render_html_report(const ReportSource& src) {
     body += fmt::format("<p class=\"published\"><strong>Published figures, not measurements.</strong> {} ({}; {})</p>\n",
                         xml_escape(ctx.settings.value("note", std::string())), xml_escape(ctx.settings.value("source", std::string())),
                         xml_escape(ctx.settings.value("method", std::string())));
-  Rows meta{{"", ""}};
+  Rows meta{{"context", "value"}};
   meta.push_back({"command", run.command});
   if (!ctx.timestamp_utc.empty()) meta.push_back({"when (UTC)", ctx.timestamp_utc});
   meta.push_back({"machine", fmt::format("{} ({}; {} physical / {} logical cores, {})", ctx.host,
@@ -159,19 +160,36 @@ std::string render_html_report(const ReportSource& src) {
   // 1. Speed-up per workload and device, CI whiskers, the article's figure beside.
   {
     BarChartSpec spec{"chart-speedup", "Speed-up over the CPU (median ratio, 95% CI)", "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
-    Rows t{{"workload", "device", "speed-up", "95% CI", "article (M2)"}};
+    Rows t{{"workload", "device", "batch", "speed-up", "95% CI", "article (M2)"}};
+    std::map<std::pair<std::string, std::string>, int> per_pair;  // several batch sizes: label them
+    for (const auto& s : run.speedups) ++per_pair[{s.workload, s.device}];
     for (const auto& m : models) {
       for (const auto& s : run.speedups) {
         if (s.workload != m) continue;
-        spec.items.push_back(BarItem{m, published ? "article M2 (published)" : s.device, s.ratio, s.ci_low, s.ci_high, published});
+        const std::string series = published ? "article M2 (published)"
+                                   : per_pair[{s.workload, s.device}] > 1 ? fmt::format("{} b{}", s.device, s.batch_size)
+                                                                          : s.device;
+        spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published});
         const double a = article_speedup(m);
-        t.push_back({m, s.device, fmt::format("{:.2f}x", s.ratio),
+        t.push_back({m, s.device, s.batch_size ? std::to_string(s.batch_size) : "-", fmt::format("{:.2f}x", s.ratio),
                      published ? "published: none" : fmt::format("{:.2f} - {:.2f}", s.ci_low, s.ci_high),
                      a > 0 ? fmt::format("{:.2f}x", a) : "-"});
       }
       const double a = article_speedup(m);
       if (!published && a > 0 && find_if(run.speedups.begin(), run.speedups.end(), [&](const Speedup& s) { return s.workload == m; }) != run.speedups.end())
         spec.items.push_back(BarItem{m, "article M2 (published)", a, a, a, true});
+    }
+    {  // ratios far apart (1.1x beside 100x): a log scale keeps the small ones readable
+      double lo = 0, hi = 0;
+      for (const auto& it : spec.items)
+        if (it.value > 0) {
+          lo = lo == 0 ? it.value : std::min(lo, it.value);
+          hi = std::max(hi, std::max(it.value, it.high));
+        }
+      if (lo > 0 && hi / lo > 15) {
+        spec.log_scale = true;
+        spec.y_label = "speed-up (x, log scale)";
+      }
     }
     if (run.speedups.empty())
       body += empty_figure("speedup", "Speed-up per workload and device",
@@ -185,10 +203,18 @@ std::string render_html_report(const ReportSource& src) {
     BarChartSpec spec{"chart-step-time", published ? "Published time per device" : "Median step time per device (95% CI)",
                       published ? "seconds (log scale)" : "ms per step (log scale)", {}, true, std::nullopt, "{:.3g}"};
     Rows t{{"workload", "device", "batch", published ? "time" : "median (ms)", "95% CI (ms)", "n"}};
-    for (const auto& c : run.cases) {
+    std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> batches;
+    for (const auto& c : run.cases) batches[{c.spec.workload, c.spec.device}].insert(c.spec.batch_size);
+    std::vector<const CaseResult*> ordered;  // CPU first, then the devices in order of appearance
+    for (const auto& d : devices)
+      for (const auto& c : run.cases)
+        if (c.spec.device == d) ordered.push_back(&c);
+    for (const auto* cp : ordered) {
+      const auto& c = *cp;
       if (c.status != "ok" || !(c.stats.median > 0)) continue;
       const double scale = published ? 1.0 : 1e3;
-      const std::string series = c.spec.device + (c.spec.batch_size && !published ? fmt::format(" b{}", c.spec.batch_size) : "");
+      const bool several = batches[{c.spec.workload, c.spec.device}].size() > 1;
+      const std::string series = c.spec.device + (several && !published ? fmt::format(" b{}", c.spec.batch_size) : "");
       spec.items.push_back(BarItem{c.spec.workload, series, c.stats.median * scale, c.stats.ci_low * scale,
                                    c.stats.ci_high * scale, published});
       t.push_back({c.spec.workload, c.spec.device, std::to_string(c.spec.batch_size),
@@ -225,7 +251,7 @@ std::string render_html_report(const ReportSource& src) {
         if (st.points.size() >= 2) thr.series.push_back(st);
         if (sm.points.size() >= 2) mem.series.push_back(sm);
       }
-    const std::string why = "No sweep in this run: each workload and device has one batch size (accelbench sweep measures several).";
+    const std::string why = "No sweep in this run: each workload and device has one batch size (a sweep over batch sizes would show how they scale).";
     if (thr.series.empty()) body += empty_figure("sweep-throughput", "Throughput against batch size", why);
     else body += figure("sweep-throughput", "Throughput against batch size", render_line_chart(thr), tt);
     if (mem.series.empty())
@@ -235,7 +261,7 @@ std::string render_html_report(const ReportSource& src) {
   }
   // 5-6. Power and temperature over time (telemetry).
   {
-    const auto tel = telemetry_series(src.document);
+    const auto tel = telemetry_curves(src.document);
     LineChartSpec pw{"chart-power", "Power over time", "time (s)", "W", {}, false};
     LineChartSpec tc{"chart-temperature", "Temperature over time", "time (s)", "degrees C", {}, false};
     Rows tp{{"series", "points", "mean W", "max W"}}, tt{{"series", "points", "mean C", "max C"}};

@@ -1,6 +1,7 @@
 // The Markdown report: the article's table (model | CPU | accelerator | speed-up), with the
 // article's own speed-up beside the user's, then one line per case.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -52,7 +53,7 @@ std::string render_markdown_report(const ReportSource& src) {
   if (published)
     out += "> **Published figures, not measurements.** " + ctx.settings.value("note", std::string()) + " (" +
            ctx.settings.value("source", std::string()) + "; " + ctx.settings.value("method", std::string()) + ")\n\n";
-  std::vector<std::vector<std::string>> meta{{"", ""}};
+  std::vector<std::vector<std::string>> meta{{"context", "value"}};
   meta.push_back({"command", run.command});
   if (!ctx.timestamp_utc.empty()) meta.push_back({"when (UTC)", ctx.timestamp_utc});
   meta.push_back({"machine", fmt::format("{} ({}; {} physical / {} logical cores)", ctx.host, ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model,
@@ -63,7 +64,7 @@ std::string render_markdown_report(const ReportSource& src) {
   for (const auto& d : ctx.devices)
     if (d.type != "cpu") meta.push_back({"accelerator " + d.id, d.name});
   if (run.wall_s > 0) meta.push_back({"wall time", format_duration(run.wall_s)});
-  out += md_table(meta) + "\n";
+  out += md_table(meta, 2) + "\n";
   for (const auto& w : ctx.warnings) out += fmt::format("- warning: {}\n", w);
   if (!ctx.warnings.empty()) out += "\n";
 

@@ -104,7 +104,7 @@ const json* array_at(const json& obj, std::initializer_list<const char*> keys) {
   return nullptr;
 }
 
-bool parse_telemetry(const json& t, TelemetrySeries& s) {
+bool parse_telemetry(const json& t, TelemetryCurve& s) {
   if (!t.is_object()) return false;
   static const auto time_keys = {"t_s", "t", "time_s"};
   static const auto power_keys = {"power_w", "power", "watts"};
@@ -129,7 +129,7 @@ bool parse_telemetry(const json& t, TelemetrySeries& s) {
     }
   }
   // keep the points with a time
-  TelemetrySeries clean{s.label, {}, {}, {}};
+  TelemetryCurve clean{s.label, {}, {}, {}};
   for (std::size_t i = 0; i < s.t_s.size(); ++i) {
     if (!std::isfinite(s.t_s[i])) continue;
     clean.t_s.push_back(s.t_s[i]);
@@ -139,20 +139,51 @@ bool parse_telemetry(const json& t, TelemetrySeries& s) {
   s = clean;
   return !s.t_s.empty();
 }
+
+
+// The engine's series: {"t_s": [...], "channels": {name: {"power_w": [...], "temperature_c": [...]}}}.
+void parse_channels(const json& series, const std::string& label, std::vector<TelemetryCurve>& out) {
+  const json* ts = array_at(series, {"t_s"});
+  auto ch = series.find("channels");
+  if (!ts || ch == series.end() || !ch->is_object()) return;
+  for (const auto& [name, figs] : ch->items()) {
+    if (!figs.is_object()) continue;
+    const json* pw = array_at(figs, {"power_w"});
+    const json* tc = array_at(figs, {"temperature_c"});
+    if (!pw && !tc) continue;
+    TelemetryCurve c{label + ": " + name, {}, {}, {}};
+    for (std::size_t i = 0; i < ts->size(); ++i) {
+      auto at = [&](const json* a) {
+        return a && i < a->size() && (*a)[i].is_number() ? (*a)[i].get<double>() : std::numeric_limits<double>::quiet_NaN();
+      };
+      if (!(*ts)[i].is_number()) continue;
+      c.t_s.push_back((*ts)[i].get<double>());
+      c.power_w.push_back(at(pw));
+      c.temperature_c.push_back(at(tc));
+    }
+    if (!c.t_s.empty()) out.push_back(std::move(c));
+  }
+}
+
+void parse_any(const json& t, const std::string& label, std::vector<TelemetryCurve>& out) {
+  if (!t.is_object()) return;
+  if (auto s = t.find("series"); s != t.end() && s->is_object()) {
+    parse_channels(*s, label, out);
+    return;
+  }
+  TelemetryCurve c{label, {}, {}, {}};
+  if (parse_telemetry(t, c)) out.push_back(std::move(c));
+}
 }  // namespace
 
-std::vector<TelemetrySeries> telemetry_series(const json& document) {
-  std::vector<TelemetrySeries> out;
+std::vector<TelemetryCurve> telemetry_curves(const json& document) {
+  std::vector<TelemetryCurve> out;
   if (!document.is_object()) return out;
-  if (auto t = document.find("telemetry"); t != document.end()) {
-    TelemetrySeries s{"run", {}, {}, {}};
-    if (parse_telemetry(*t, s)) out.push_back(s);
-  }
+  if (auto t = document.find("telemetry"); t != document.end()) parse_any(*t, "run", out);
   if (auto cs = document.find("cases"); cs != document.end() && cs->is_array()) {
     for (const auto& c : *cs) {
       if (!c.is_object() || !c.contains("telemetry")) continue;
-      TelemetrySeries s{fmt::format("{} on {}", c.value("workload", "?"), c.value("device", "?")), {}, {}, {}};
-      if (parse_telemetry(c["telemetry"], s)) out.push_back(s);
+      parse_any(c["telemetry"], fmt::format("{} on {}", c.value("workload", "?"), c.value("device", "?")), out);
     }
   }
   return out;

@@ -33,13 +33,15 @@ const Speedup* find_speedup(const RunResult& run, const std::string& workload, c
 std::string peak_memory_text(const CaseResult& c);
 double peak_memory_bytes(const CaseResult& c);  // 0 when unknown
 
-// Telemetry over time, read from the document: each case's "telemetry" (or the run's), as either
+// Telemetry over time, read from the document: each case's "telemetry" (or the run's). The engine's
+// format (telemetry/telemetry_summary.h) is {"series": {"t_s": [...], "channels": {"nvml:0":
+// {"power_w": [...], "temperature_c": [...]}, ...}}}: one curve per channel. Also accepted:
 // {"samples": [{"t_s", "power_w", "temperature_c"}, ...]} or columns {"t_s": [...], "power_w": [...],
-// "temperature_c": [...]}; "t"/"time_s", "power"/"watts" and "temp_c"/"temperature" are accepted too.
-struct TelemetrySeries {
+// "temperature_c": [...]} ("t"/"time_s", "power"/"watts", "temp_c"/"temperature" as well).
+struct TelemetryCurve {
   std::string label;  // "cnn on cuda:0" or "run"
   std::vector<double> t_s, power_w, temperature_c;  // NaN where a value is missing
 };
-std::vector<TelemetrySeries> telemetry_series(const nlohmann::json& document);
+std::vector<TelemetryCurve> telemetry_curves(const nlohmann::json& document);
 
 }  // namespace accelbench

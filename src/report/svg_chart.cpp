@@ -38,7 +38,7 @@ std::string fmt_tick(double v) {
   const double a = std::fabs(v);
   if (a == 0) return "0";
   if (a >= 1e6 || a < 1e-3) return fmt::format("{:.1e}", v);
-  if (a >= 100) return fmt::format("{:.0f}", v);
+  if (a >= 100 || (a >= 1 && std::fabs(v - std::round(v)) < 1e-9)) return fmt::format("{:.0f}", v);
   if (a >= 10) return fmt::format("{:.1f}", v);
   if (a >= 1) return fmt::format("{:.2f}", v);
   return fmt::format("{:.3g}", v);
@@ -80,12 +80,12 @@ struct Axis {
   }
 };
 
-std::string svg_open(const std::string& id, const std::string& title) {
+std::string svg_open(const std::string& id, const std::string& title, double height) {
   return fmt::format(
       "<svg class=\"chart-svg\" id=\"{0}\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {1} {2}\" width=\"{1}\" "
       "height=\"{2}\" role=\"img\" aria-label=\"{3}\">\n<title>{3}</title>\n"
       "<text class=\"chart-title\" x=\"{4}\" y=\"22\" text-anchor=\"middle\">{3}</text>\n",
-      xml_escape(id), kWidth, kHeight, xml_escape(title), kWidth / 2);
+      xml_escape(id), kWidth, height, xml_escape(title), kWidth / 2);
 }
 
 std::string y_axis(const Axis& y, const std::string& label) {
@@ -103,17 +103,23 @@ std::string y_axis(const Axis& y, const std::string& label) {
   return out;
 }
 
+// Legend entries laid out in rows from y0 down; returns the SVG and sets `bottom` to where it ends.
 std::string legend(const std::vector<std::string>& names, const std::vector<std::string>& colours,
-                   const std::vector<bool>& hatched) {
+                   const std::vector<bool>& hatched, double y0, double& bottom) {
   std::string out = "<g class=\"legend\">\n";
-  double x = kLeft;
-  const double y = kHeight - 18;
+  double x = kLeft, y = y0;
   for (std::size_t i = 0; i < names.size(); ++i) {
+    const double w = 28 + 6.5 * static_cast<double>(names[i].size());
+    if (x > kLeft && x + w > kWidth - kRight) {
+      x = kLeft;
+      y += 16;
+    }
     out += fmt::format("<rect class=\"legend-key\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\" stroke=\"#333\"/>"
                        "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
                        x, y - 10, hatched[i] ? "url(#hatch)" : colours[i], x + 16, y, xml_escape(names[i]));
-    x += 28 + 7.0 * static_cast<double>(names[i].size());
+    x += w;
   }
+  bottom = y + 8;
   return out + "</g>\n";
 }
 
@@ -148,7 +154,11 @@ std::string render_bar_chart(const BarChartSpec& spec) {
     y.lo = 0;
     y.hi = hi > 0 ? hi * 1.12 : 1;
   }
-  std::string out = svg_open(spec.id, spec.title);
+  std::vector<std::string> colours;
+  for (std::size_t i = 0; i < series.size(); ++i) colours.push_back(series_colour(i));
+  double bottom = 0;
+  const std::string leg = legend(series, colours, series_ref, kHeight - kBottom + 40, bottom);
+  std::string out = svg_open(spec.id, spec.title, std::max(kHeight, bottom));
   out += "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
          "<rect width=\"6\" height=\"6\" fill=\"#eee\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#777\" stroke-width=\"3\"/>"
          "</pattern></defs>\n";
@@ -201,9 +211,6 @@ std::string render_bar_chart(const BarChartSpec& spec) {
     out += fmt::format("<line class=\"baseline\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#c00\" stroke-dasharray=\"4 3\"/>\n",
                        kLeft, py, kWidth - kRight, py);
   }
-  std::vector<std::string> colours;
-  for (std::size_t i = 0; i < series.size(); ++i) colours.push_back(series_colour(i));
-  std::string leg = legend(series, colours, series_ref);
   out += replace_all(leg, "url(#hatch)", "url(#" + hatch_id + ")");
   out += "</svg>\n";
   return out;
@@ -229,7 +236,14 @@ std::string render_line_chart(const LineChartSpec& spec) {
   y.a0 = kHeight - kBottom; y.a1 = kTop;
   y.lo = ylo >= 0 ? 0 : ylo * 1.1;
   y.hi = yhi > y.lo ? yhi * 1.1 : y.lo + 1;
-  std::string out = svg_open(spec.id, spec.title);
+  std::vector<std::string> names, colours;
+  for (std::size_t i = 0; i < spec.series.size(); ++i) {
+    names.push_back(spec.series[i].name);
+    colours.push_back(series_colour(i));
+  }
+  double bottom = 0;
+  const std::string leg = legend(names, colours, std::vector<bool>(names.size(), false), kHeight - kBottom + 56, bottom);
+  std::string out = svg_open(spec.id, spec.title, std::max(kHeight, bottom));
   out += y_axis(y, spec.y_label);
   out += fmt::format("<g class=\"axis x-axis\">\n<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#333\"/>\n", kLeft,
                      kHeight - kBottom, kWidth - kRight);
@@ -246,7 +260,6 @@ std::string render_line_chart(const LineChartSpec& spec) {
                        kHeight - kBottom + 16, fmt_tick(t));
   out += fmt::format("<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n</g>\n", (kLeft + kWidth - kRight) / 2,
                      kHeight - kBottom + 34, xml_escape(spec.x_label));
-  std::vector<std::string> names, colours;
   for (std::size_t i = 0; i < spec.series.size(); ++i) {
     const auto& s = spec.series[i];
     std::string pts;
@@ -258,10 +271,8 @@ std::string render_line_chart(const LineChartSpec& spec) {
         out += fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {} -> {}</title></circle>\n",
                            x.map(px), y.map(py), series_colour(i), xml_escape(s.name), fmt_tick(px), fmt_tick(py));
     out += "</g>\n";
-    names.push_back(s.name);
-    colours.push_back(series_colour(i));
   }
-  out += legend(names, colours, std::vector<bool>(names.size(), false));
+  out += leg;
   out += "</svg>\n";
   return out;
 }

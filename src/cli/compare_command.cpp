@@ -1,0 +1,97 @@
+// accelbench compare A B: per case, B's step time against A's: the ratio with its CI and a verdict
+// (SAME / FASTER / SLOWER / UNCERTAIN) from a Mann-Whitney U test and a minimum effect size.
+// Exit codes: 0, or 1 when --fail-above is given and a case got SLOWER by more than it; 2 bad input.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <iostream>
+#include <map>
+
+#include "analysis/compare.h"
+#include "cli/commands.h"
+#include "core/durations.h"
+#include "core/errors.h"
+#include "report/terminal_table.h"
+#include "store/history_store.h"
+#include "store/run_source.h"
+
+namespace accelbench {
+
+namespace {
+
+struct CompareCliOptions {
+  std::string a, b, db;
+  std::string alpha = "0.01", min_effect = "2%", equivalence = "5%", fail_above;
+  std::size_t min_samples = 5;
+};
+
+int execute_compare(const CompareCliOptions& o) {
+  CompareOptions co;
+  co.alpha = parse_fraction(o.alpha, "--alpha");
+  if (!(co.alpha > 0 && co.alpha < 0.5)) throw UsageError(fmt::format("--alpha must be in (0, 0.5) (got {})", o.alpha));
+  co.min_effect = parse_fraction(o.min_effect, "--min-effect");
+  co.equivalence_margin = parse_fraction(o.equivalence, "--equivalence");
+  co.min_samples = std::max<std::size_t>(2, o.min_samples);
+  const double fail_above = o.fail_above.empty() ? -1 : parse_fraction(o.fail_above, "--fail-above");
+  const std::string db = o.db.empty() ? HistoryStore::default_path() : o.db;
+  const auto a = load_run_source(o.a, db);
+  const auto b = load_run_source(o.b, db);
+  const auto cmp = compare_runs(a.run, b.run, co);
+
+  std::cout << fmt::format("A: {} (torch {}, {})\nB: {} (torch {}, {})\n\n", a.name, a.run.context.torch_version,
+                           a.run.context.host, b.name, b.run.context.torch_version, b.run.context.host);
+  std::vector<std::vector<std::string>> t{{"model", "device", "batch", "A median", "B median",
+                                           fmt::format("B/A [{:g}% CI]", 100 * (1 - co.alpha)), "p", "verdict", "why"}};
+  std::map<Verdict, int> counts;
+  for (const auto& c : cmp.cases) {
+    const auto& r = c.result;
+    ++counts[r.verdict];
+    t.push_back({c.workload, c.device, std::to_string(c.batch_size), r.n_a ? format_seconds_short(r.median_a) : "-",
+                 r.n_b ? format_seconds_short(r.median_b) : "-",
+                 r.ratio > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high) : "-",
+                 fmt::format("{:.2g}", r.p), verdict_name(r.verdict), r.reason});
+  }
+  if (cmp.cases.empty()) std::cout << "No case in common.\n";
+  else std::cout << render_table(t, 3);
+  for (const auto& s : cmp.only_in_a) std::cout << "only in A, or failed: " << s << "\n";
+  for (const auto& s : cmp.only_in_b) std::cout << "only in B: " << s << "\n";
+  std::cout << fmt::format("\n{} SLOWER, {} FASTER, {} SAME, {} UNCERTAIN. Ratio = B's median step time / A's (> 1: B is "
+                           "slower). Verdict: Mann-Whitney U at alpha {:g}, minimum effect {:g}%, SAME needs the CI "
+                           "within +-{:g}% when not significant.\n",
+                           counts[Verdict::Slower], counts[Verdict::Faster], counts[Verdict::Same], counts[Verdict::Uncertain],
+                           co.alpha, 100 * co.min_effect, 100 * co.equivalence_margin);
+  if (fail_above >= 0) {
+    const auto bad = regressions_beyond(cmp, fail_above);
+    if (!bad.empty()) {
+      std::vector<std::string> names;
+      for (const auto* c : bad) names.push_back(fmt::format("{} on {} {:+.1f}%", c->workload, c->device, 100 * (c->result.ratio - 1)));
+      std::fprintf(stderr, "accelbench: %zu case%s slower by more than %g%%: %s\n", bad.size(), bad.size() == 1 ? "" : "s",
+                   100 * fail_above, fmt::format("{}", fmt::join(names, ", ")).c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<CompareCliOptions>();
+  auto* cmd = app.add_subcommand(
+      "compare",
+      "Compare run B against run A, case by case: ratio, CI, verdict SAME/FASTER/SLOWER/UNCERTAIN.\n"
+      "Exit codes: 0 ok; 1 with --fail-above when a case got SLOWER by more than it; 2 bad input.");
+  cmd->add_option("A", o->a, "Baseline: a run id or uid (accelbench history), a JSON file, or article-m2")->required();
+  cmd->add_option("B", o->b, "Candidate, the same way")->required();
+  cmd->add_option("--db", o->db, "History database (default: $XDG_DATA_HOME/accelbench/history.db)");
+  cmd->add_option("--fail-above", o->fail_above, "Exit 1 when a case got SLOWER by more than this, e.g. 5%");
+  cmd->add_option("--alpha", o->alpha, "Significance level of the Mann-Whitney U test")->capture_default_str();
+  cmd->add_option("--min-effect", o->min_effect, "Smaller changes are SAME even when significant")->capture_default_str();
+  cmd->add_option("--equivalence", o->equivalence, "Not significant: SAME only when the CI lies within 1 +- this")
+      ->capture_default_str();
+  cmd->add_option("--min-samples", o->min_samples, "Fewer samples on either side: UNCERTAIN")->capture_default_str();
+  cmd->callback([&action, o]() { action = [o]() { return execute_compare(*o); }; });
+}
+
+}  // namespace accelbench

@@ -1,0 +1,60 @@
+// accelbench report [RUN]: a stored run (the latest by default), a JSON file, or article-m2, as
+// Markdown, CSV or one self-contained HTML file with charts. Written atomically.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/errors.h"
+#include "report/reports.h"
+#include "store/history_store.h"
+#include "store/run_source.h"
+
+namespace accelbench {
+
+namespace {
+
+struct ReportOptions {
+  std::string run, format, output, db;
+};
+
+int execute_report(const ReportOptions& o) {
+  std::string format = o.format;
+  if (format.empty()) {
+    const auto ext = std::filesystem::path(o.output).extension().string();
+    format = ext == ".html" || ext == ".htm" ? "html" : ext == ".csv" ? "csv" : "md";
+  }
+  format = normalize_report_format(format);  // before any work: a bad format is bad input
+  if (!o.output.empty()) {
+    std::error_code ec;
+    const auto parent = std::filesystem::absolute(o.output, ec).parent_path();
+    if (!std::filesystem::is_directory(parent, ec))
+      throw UsageError(fmt::format("cannot write {}: directory {} does not exist", o.output, parent.string()));
+  }
+  const std::string db = o.db.empty() ? HistoryStore::default_path() : o.db;
+  const auto src = o.run.empty() ? load_latest_run(db) : load_run_source(o.run, db);
+  const auto text = render_report(src, format);
+  if (o.output.empty() || o.output == "-") {
+    std::cout << text << std::flush;
+    return 0;
+  }
+  write_text_atomically(o.output, text);
+  std::fprintf(stderr, "accelbench: %s report of %s written to %s\n", format.c_str(), src.name.c_str(), o.output.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<ReportOptions>();
+  auto* cmd = app.add_subcommand("report", "Report a run as Markdown, CSV or a self-contained HTML page with charts");
+  cmd->add_option("RUN", o->run, "A run id or uid (default: the latest stored run), a JSON file, or article-m2");
+  cmd->add_option("--format", o->format, "md, csv or html (default: from --output's extension, else md)");
+  cmd->add_option("--output,-o", o->output, "Write to this file (atomically); default: standard output");
+  cmd->add_option("--db", o->db, "History database (default: $XDG_DATA_HOME/accelbench/history.db)");
+  cmd->callback([&action, o]() { action = [o]() { return execute_report(*o); }; });
+}
+
+}  // namespace accelbench

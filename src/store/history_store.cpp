@@ -1,0 +1,614 @@
+#include "store/history_store.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "core/errors.h"
+
+namespace accelbench {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string now_utc() {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string random_uid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                          static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
+  return fmt::format("{:08x}", static_cast<std::uint32_t>(rng()));
+}
+
+// SQLITE_BUSY / SQLITE_LOCKED: another connection holds the lock. SQLite's busy handler does not
+// cover every case (e.g. a journal-mode switch or a lock upgrade that could deadlock), so writes are
+// retried as a whole on this.
+struct BusyError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+bool is_busy(int code) {
+  const int primary = code & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+bool is_corruption(int code) {
+  const int primary = code & 0xff;
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+// A prepared statement, finalized on scope exit.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql, const std::string& path) : db_(db), path_(path) {
+    const int rc = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr);
+    if (rc != SQLITE_OK) raise(rc);
+  }
+  ~Stmt() { sqlite3_finalize(st_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  Stmt& bind(int i, std::int64_t v) { check(sqlite3_bind_int64(st_, i, v)); return *this; }
+  Stmt& bind(int i, int v) { return bind(i, static_cast<std::int64_t>(v)); }
+  Stmt& bind(int i, std::size_t v) { return bind(i, static_cast<std::int64_t>(v)); }
+  Stmt& bind(int i, double v) { check(sqlite3_bind_double(st_, i, v)); return *this; }
+  Stmt& bind(int i, const std::string& v) {
+    check(sqlite3_bind_text(st_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  Stmt& bind_null(int i) { check(sqlite3_bind_null(st_, i)); return *this; }
+
+  // true while there is a row
+  bool step() {
+    const int rc = sqlite3_step(st_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    raise(rc);
+  }
+  void run() {
+    while (step()) {
+    }
+  }
+  void reset() {
+    sqlite3_reset(st_);
+    sqlite3_clear_bindings(st_);
+  }
+  std::int64_t i64(int c) const { return sqlite3_column_int64(st_, c); }
+  double f64(int c) const { return sqlite3_column_double(st_, c); }
+  bool is_null(int c) const { return sqlite3_column_type(st_, c) == SQLITE_NULL; }
+  std::string text(int c) const {
+    const auto* p = sqlite3_column_text(st_, c);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(st_, c)))
+             : std::string();
+  }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK) raise(rc);
+  }
+  [[noreturn]] void raise(int rc) {
+    const std::string msg = sqlite3_errmsg(db_);
+    if (is_corruption(rc))
+      throw UsageError(fmt::format("history database {} is damaged ({}); it was left as it is: move it away or "
+                                   "pass --db with another path",
+                                   path_, msg));
+    if (is_busy(rc)) throw BusyError(fmt::format("history database {}: {}", path_, msg));
+    throw std::runtime_error(fmt::format("history database {}: {}", path_, msg));
+  }
+  sqlite3* db_;
+  std::string path_;
+  sqlite3_stmt* st_ = nullptr;
+};
+
+// ---- migrations ---------------------------------------------------------------------------------
+// Each migration brings the schema from version N-1 to N; it runs inside the open transaction.
+
+const char* kMigration1 = R"sql(
+CREATE TABLE schema_version (
+  version     INTEGER PRIMARY KEY,
+  applied_utc TEXT NOT NULL
+);
+CREATE TABLE runs (
+  id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+  uid                TEXT NOT NULL UNIQUE,
+  stored_utc         TEXT NOT NULL,
+  timestamp_utc      TEXT,
+  command            TEXT,
+  schema             TEXT,
+  accelbench_version TEXT,
+  git_commit         TEXT,
+  torch_version      TEXT,
+  host               TEXT,
+  wall_s             REAL,
+  context_json       TEXT NOT NULL
+);
+CREATE TABLE cases (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  ord          INTEGER NOT NULL,
+  workload     TEXT NOT NULL,
+  device       TEXT NOT NULL,
+  dtype        TEXT,
+  batch_size   INTEGER,
+  threads      INTEGER,
+  status       TEXT,
+  n            INTEGER,
+  median       REAL,
+  ci_low       REAL,
+  ci_high      REAL,
+  samples_json TEXT NOT NULL,
+  case_json    TEXT NOT NULL
+);
+CREATE INDEX cases_run ON cases(run_id);
+)sql";
+
+const char* kMigration2Sql = R"sql(
+ALTER TABLE runs ADD COLUMN extra_json TEXT;
+ALTER TABLE cases ADD COLUMN telemetry_json TEXT;
+CREATE TABLE speedups (
+  run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  workload        TEXT NOT NULL,
+  device          TEXT NOT NULL,
+  baseline_device TEXT NOT NULL,
+  dtype           TEXT,
+  batch_size      INTEGER,
+  ratio           REAL,
+  ci_low          REAL,
+  ci_high         REAL
+);
+CREATE INDEX speedups_run ON speedups(run_id);
+CREATE INDEX cases_key ON cases(workload, device, dtype, batch_size);
+)sql";
+
+// Version 2 data step: speed-ups of the runs stored by version 1 (recomputed from their samples) and
+// each case's telemetry moved out of case_json into its own column.
+void migration2_data(sqlite3* db, const std::string& path) {
+  Stmt runs(db, "SELECT id FROM runs ORDER BY id", path);
+  std::vector<std::int64_t> ids;
+  while (runs.step()) ids.push_back(runs.i64(0));
+  Stmt cases(db, "SELECT id, case_json, samples_json FROM cases WHERE run_id = ?1 ORDER BY ord", path);
+  Stmt set_tel(db, "UPDATE cases SET telemetry_json = ?2, case_json = ?3 WHERE id = ?1", path);
+  Stmt ins(db,
+           "INSERT INTO speedups (run_id, workload, device, baseline_device, dtype, batch_size, ratio, ci_low, ci_high)"
+           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+           path);
+  for (const auto id : ids) {
+    std::vector<CaseResult> results;
+    cases.reset();
+    cases.bind(1, id);
+    while (cases.step()) {
+      json cj = json::parse(cases.text(1), nullptr, false);
+      if (!cj.is_object()) continue;
+      if (auto t = cj.find("telemetry"); t != cj.end()) {
+        const std::string tel = t->dump();
+        cj.erase(t);
+        set_tel.reset();
+        set_tel.bind(1, cases.i64(0)).bind(2, tel).bind(3, cj.dump());
+        set_tel.run();
+      }
+      cj["samples"] = json::parse(cases.text(2), nullptr, false);
+      try {
+        results.push_back(cj.get<CaseResult>());
+      } catch (const std::exception&) {
+      }
+    }
+    for (const auto& s : compute_speedups(results)) {
+      ins.reset();
+      ins.bind(1, id).bind(2, s.workload).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
+          .bind(6, s.batch_size).bind(7, s.ratio).bind(8, s.ci_low).bind(9, s.ci_high);
+      ins.run();
+    }
+  }
+}
+
+// Runs `attempt` until it does not hit a busy database, for at most a minute, with short random
+// pauses. `rollback` is called after each busy failure.
+template <class F, class R>
+auto with_busy_retry(const std::string& path, F&& attempt, R&& rollback) {
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    try {
+      return attempt();
+    } catch (const BusyError& e) {
+      rollback();
+      if (std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error(fmt::format("history database {} stayed locked for a minute: {}", path, e.what()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 45));
+    }
+  }
+}
+
+}  // namespace
+
+// ---- opening ------------------------------------------------------------------------------------
+
+std::string HistoryStore::default_path() {
+  if (const char* p = std::getenv("ACCELBENCH_DB"); p && *p) return p;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return (fs::path(x) / "accelbench" / "history.db").string();
+  const char* home = std::getenv("HOME");
+  return (fs::path(home && *home ? home : ".") / ".local" / "share" / "accelbench" / "history.db").string();
+}
+
+HistoryStore::HistoryStore(const std::string& path) : path_(path) { open_and_migrate(kHistorySchemaVersion); }
+
+HistoryStore::HistoryStore(const std::string& path, int target_version) : path_(path) {
+  if (target_version < 1 || target_version > kHistorySchemaVersion)
+    throw std::invalid_argument("HistoryStore: no schema version " + std::to_string(target_version));
+  open_and_migrate(target_version);
+}
+
+HistoryStore::~HistoryStore() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+void HistoryStore::fail(const std::string& what) const { throw UsageError(fmt::format("history database {}: {}", path_, what)); }
+
+void HistoryStore::exec(const char* sql) const {
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    const std::string msg = err ? err : sqlite3_errstr(rc);
+    sqlite3_free(err);
+    if (is_corruption(rc))
+      throw UsageError(fmt::format("history database {} is damaged ({}); it was left as it is: move it away or "
+                                   "pass --db with another path",
+                                   path_, msg));
+    if (is_busy(rc)) throw BusyError(fmt::format("history database {}: {}", path_, msg));
+    throw std::runtime_error(fmt::format("history database {}: {}", path_, msg));
+  }
+}
+
+void HistoryStore::open_and_migrate(int target_version) {
+  // Look before touching: a file that is not SQLite at all is refused without being opened for
+  // writing (SQLite would not write it either, but this gives the clearer message).
+  std::error_code ec;
+  if (fs::exists(path_, ec)) {
+    if (fs::is_directory(path_, ec)) fail("is a directory, not a database file");
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) fail("cannot be read");
+    char header[16] = {};
+    in.read(header, sizeof header);
+    const auto got = in.gcount();
+    if (got > 0 && (got < 16 || std::string(header, 16) != std::string("SQLite format 3\0", 16)))
+      throw UsageError(fmt::format("{} is not an SQLite database (an accelbench history was expected); it was left "
+                                   "as it is: move it away or pass --db with another path",
+                                   path_));
+  } else {
+    const auto parent = fs::path(path_).parent_path();
+    if (!parent.empty()) {
+      fs::create_directories(parent, ec);
+      if (ec) fail(fmt::format("cannot create folder {}: {}", parent.string(), ec.message()));
+    }
+  }
+  const int rc = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    const std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    fail(fmt::format("cannot open: {}", msg));
+  }
+  sqlite3_busy_timeout(db_, 30000);
+  sqlite3_extended_result_codes(db_, 1);
+
+  // What is in it? (reads only)
+  auto current_version = [&]() -> int {
+    bool has_version = false;
+    std::vector<std::string> tables;
+    {
+      Stmt s(db_, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'", path_);
+      while (s.step()) {
+        tables.push_back(s.text(0));
+        if (tables.back() == "schema_version") has_version = true;
+      }
+    }
+    if (!has_version) {
+      if (!tables.empty())
+        throw UsageError(fmt::format("{} is an SQLite database but not an accelbench history (it has tables {} and "
+                                     "no schema_version); it was left as it is: pass --db with another path",
+                                     path_, fmt::join(tables, ", ")));
+      return 0;
+    }
+    Stmt v(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_version", path_);
+    v.step();
+    return static_cast<int>(v.i64(0));
+  };
+  int version = with_busy_retry(path_, current_version, [] {});
+  if (version > kHistorySchemaVersion)
+    throw UsageError(fmt::format("history database {} has schema version {}, newer than this accelbench reads ({}); "
+                                 "it was left as it is: update accelbench or pass --db with another path",
+                                 path_, version, kHistorySchemaVersion));
+
+  // WAL: readers never block the writer and the writer never blocks readers. Persistent in the file.
+  // The switch needs the database to itself: when another process holds it, SQLite answers busy (or
+  // leaves the mode as it was), and we try again.
+  auto rollback = [this]() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); };
+  with_busy_retry(path_, [&]() {
+    Stmt s(db_, "PRAGMA journal_mode = WAL", path_);
+    if (!s.step() || s.text(0) != "wal") throw BusyError("journal mode not switched to WAL yet");
+    return 0;
+  }, [] {});
+  exec("PRAGMA synchronous = FULL");
+  exec("PRAGMA foreign_keys = ON");
+  if (version >= target_version) return;
+
+  // Migrate under the write lock; another process may have migrated meanwhile, so read again.
+  with_busy_retry(path_, [&]() {
+    exec("BEGIN IMMEDIATE");
+    try {
+      version = current_version();
+      for (int v = version + 1; v <= target_version; ++v) {
+        switch (v) {
+          case 1: exec(kMigration1); break;
+          case 2:
+            exec(kMigration2Sql);
+            migration2_data(db_, path_);
+            break;
+          default: throw std::logic_error("missing migration");
+        }
+        Stmt s(db_, "INSERT INTO schema_version (version, applied_utc) VALUES (?1, ?2)", path_);
+        s.bind(1, v).bind(2, now_utc());
+        s.run();
+      }
+      exec("COMMIT");
+    } catch (const BusyError&) {
+      throw;  // rolled back by the retry
+    } catch (...) {
+      rollback();
+      throw;
+    }
+    return 0;
+  }, rollback);
+}
+
+int HistoryStore::schema_version() const {
+  Stmt v(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_version", path_);
+  v.step();
+  return static_cast<int>(v.i64(0));
+}
+
+// ---- writing ------------------------------------------------------------------------------------
+
+StoredRunRef HistoryStore::save_run(const RunResult& run, const nlohmann::json* document) {
+  const int version = with_busy_retry(path_, [this]() { return schema_version(); }, [] {});
+  const json typed = run;
+  // Keep what the document has beyond the typed records (fields of a newer engine, telemetry...).
+  json extra = json::object();
+  if (document && document->is_object())
+    for (auto it = document->begin(); it != document->end(); ++it)
+      if (!typed.contains(it.key()) && it.key() != "stored") extra[it.key()] = it.value();
+  const json* doc_cases = nullptr;
+  if (document && document->contains("cases") && (*document)["cases"].is_array()) doc_cases = &(*document)["cases"];
+
+  auto rollback = [this]() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); };
+  return with_busy_retry(path_, [&]() { return save_run_once(run, typed, extra, doc_cases, version); }, rollback);
+}
+
+StoredRunRef HistoryStore::save_run_once(const RunResult& run, const nlohmann::json& typed, const nlohmann::json& extra,
+                                         const nlohmann::json* doc_cases, int version) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    StoredRunRef ref;
+    for (int attempt = 0;; ++attempt) {
+      ref.uid = random_uid();
+      Stmt q(db_, "SELECT 1 FROM runs WHERE uid = ?1", path_);
+      q.bind(1, ref.uid);
+      if (!q.step() || attempt > 20) break;
+    }
+    const auto& c = run.context;
+    {
+      const char* sql = version >= 2
+          ? "INSERT INTO runs (uid, stored_utc, timestamp_utc, command, schema, accelbench_version, git_commit,"
+            " torch_version, host, wall_s, context_json, extra_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"
+          : "INSERT INTO runs (uid, stored_utc, timestamp_utc, command, schema, accelbench_version, git_commit,"
+            " torch_version, host, wall_s, context_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)";
+      Stmt ins(db_, sql, path_);
+      ins.bind(1, ref.uid).bind(2, now_utc()).bind(3, c.timestamp_utc).bind(4, run.command).bind(5, run.schema)
+          .bind(6, c.accelbench_version).bind(7, c.git_commit).bind(8, c.torch_version).bind(9, c.host)
+          .bind(10, run.wall_s).bind(11, typed["context"].dump());
+      if (version >= 2) ins.bind(12, extra.dump());
+      ins.run();
+      ref.id = sqlite3_last_insert_rowid(db_);
+    }
+    {
+      const char* sql = version >= 2
+          ? "INSERT INTO cases (run_id, ord, workload, device, dtype, batch_size, threads, status, n, median, ci_low,"
+            " ci_high, samples_json, case_json, telemetry_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"
+          : "INSERT INTO cases (run_id, ord, workload, device, dtype, batch_size, threads, status, n, median, ci_low,"
+            " ci_high, samples_json, case_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)";
+      Stmt ins(db_, sql, path_);
+      for (std::size_t i = 0; i < run.cases.size(); ++i) {
+        const auto& cr = run.cases[i];
+        json cj = json::object();
+        if (doc_cases && i < doc_cases->size() && (*doc_cases)[i].is_object()) cj = (*doc_cases)[i];
+        cj.update(json(cr));
+        cj.erase("samples");
+        json telemetry;
+        if (auto t = cj.find("telemetry"); t != cj.end() && version >= 2) {
+          telemetry = *t;
+          cj.erase(t);
+        }
+        ins.reset();
+        ins.bind(1, ref.id).bind(2, i).bind(3, cr.spec.workload).bind(4, cr.spec.device).bind(5, cr.spec.dtype)
+            .bind(6, cr.spec.batch_size).bind(7, cr.spec.threads).bind(8, cr.status).bind(9, cr.stats.n)
+            .bind(10, cr.stats.median).bind(11, cr.stats.ci_low).bind(12, cr.stats.ci_high)
+            .bind(13, json(cr.samples).dump()).bind(14, cj.dump());
+        if (version >= 2) {
+          if (telemetry.is_null()) ins.bind_null(15);
+          else ins.bind(15, telemetry.dump());
+        }
+        ins.run();
+      }
+    }
+    if (version >= 2) {
+      Stmt ins(db_,
+               "INSERT INTO speedups (run_id, workload, device, baseline_device, dtype, batch_size, ratio, ci_low, ci_high)"
+               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+               path_);
+      for (const auto& s : run.speedups) {
+        ins.reset();
+        ins.bind(1, ref.id).bind(2, s.workload).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
+            .bind(6, s.batch_size).bind(7, s.ratio).bind(8, s.ci_low).bind(9, s.ci_high);
+        ins.run();
+      }
+    }
+    exec("COMMIT");
+    return ref;
+  } catch (const BusyError&) {
+    throw;  // rolled back and retried by save_run
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+// ---- reading ------------------------------------------------------------------------------------
+
+namespace {
+// SQL condition on the cases table aliased c: ?1 workload ('' any), ?2 device ('' any; a bare type
+// such as "cuda" matches every index).
+constexpr const char* kCaseFilter =
+    "(?1 = '' OR c.workload = ?1) AND (?2 = '' OR c.device = ?2 OR c.device LIKE ?2 || ':%')";
+}  // namespace
+
+std::vector<StoredRunInfo> HistoryStore::list_runs(const HistoryFilter& f) const {
+  const std::string sql = fmt::format(
+      "SELECT r.id, r.uid, r.stored_utc, r.timestamp_utc, r.command, r.torch_version, r.accelbench_version,"
+      " r.git_commit, r.host, r.wall_s, (SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id) FROM runs r"
+      " WHERE (?1 = '' AND ?2 = '') OR EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id AND {})"
+      " ORDER BY r.id DESC{}",
+      kCaseFilter, f.limit ? fmt::format(" LIMIT {}", f.limit) : "");
+  Stmt s(db_, sql.c_str(), path_);
+  s.bind(1, f.workload).bind(2, f.device);
+  std::vector<StoredRunInfo> out;
+  while (s.step()) {
+    StoredRunInfo r;
+    r.id = s.i64(0); r.uid = s.text(1); r.stored_utc = s.text(2); r.timestamp_utc = s.text(3);
+    r.command = s.text(4); r.torch_version = s.text(5); r.accelbench_version = s.text(6);
+    r.git_commit = s.text(7); r.host = s.text(8); r.wall_s = s.f64(9);
+    r.case_count = static_cast<std::size_t>(s.i64(10));
+    out.push_back(r);
+  }
+  std::reverse(out.begin(), out.end());  // oldest first
+  return out;
+}
+
+std::optional<std::int64_t> HistoryStore::latest_run_id() const {
+  Stmt s(db_, "SELECT MAX(id) FROM runs", path_);
+  if (s.step() && !s.is_null(0)) return s.i64(0);
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> HistoryStore::resolve(const std::string& key) const {
+  if (key.empty()) return std::nullopt;
+  const bool digits = key.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && key.size() < 12) {
+    Stmt s(db_, "SELECT id FROM runs WHERE id = ?1", path_);
+    s.bind(1, static_cast<std::int64_t>(std::stoll(key)));
+    if (s.step()) return s.i64(0);
+  }
+  if (key.size() >= 4 && key.find_first_not_of("0123456789abcdef") == std::string::npos) {
+    Stmt s(db_, "SELECT id FROM runs WHERE uid LIKE ?1 || '%' LIMIT 2", path_);
+    s.bind(1, key);
+    std::vector<std::int64_t> ids;
+    while (s.step()) ids.push_back(s.i64(0));
+    if (ids.size() == 1) return ids.front();
+  }
+  return std::nullopt;
+}
+
+json HistoryStore::load_run_document(std::int64_t id) const {
+  const int version = schema_version();
+  json doc = json::object();
+  {
+    const char* sql = version >= 2
+        ? "SELECT uid, stored_utc, command, schema, wall_s, context_json, extra_json FROM runs WHERE id = ?1"
+        : "SELECT uid, stored_utc, command, schema, wall_s, context_json, NULL FROM runs WHERE id = ?1";
+    Stmt s(db_, sql, path_);
+    s.bind(1, id);
+    if (!s.step()) throw UsageError(fmt::format("no run {} in {}", id, path_));
+    if (!s.is_null(6)) {
+      json extra = json::parse(s.text(6), nullptr, false);
+      if (extra.is_object()) doc = extra;
+    }
+    doc["schema"] = s.text(3).empty() ? std::string(kRunSchema) : s.text(3);
+    doc["command"] = s.text(2);
+    doc["wall_s"] = s.f64(4);
+    doc["context"] = json::parse(s.text(5), nullptr, false);
+    doc["stored"] = {{"id", id}, {"uid", s.text(0)}, {"stored_utc", s.text(1)}, {"database", path_}};
+  }
+  json cases = json::array();
+  {
+    const char* sql = version >= 2
+        ? "SELECT case_json, samples_json, telemetry_json FROM cases WHERE run_id = ?1 ORDER BY ord"
+        : "SELECT case_json, samples_json, NULL FROM cases WHERE run_id = ?1 ORDER BY ord";
+    Stmt s(db_, sql, path_);
+    s.bind(1, id);
+    while (s.step()) {
+      json cj = json::parse(s.text(0), nullptr, false);
+      if (!cj.is_object()) continue;
+      cj["samples"] = json::parse(s.text(1), nullptr, false);
+      if (!s.is_null(2)) cj["telemetry"] = json::parse(s.text(2), nullptr, false);
+      cases.push_back(std::move(cj));
+    }
+  }
+  doc["cases"] = cases;
+  json speedups = json::array();
+  if (version >= 2) {
+    Stmt s(db_,
+           "SELECT workload, device, baseline_device, dtype, batch_size, ratio, ci_low, ci_high FROM speedups"
+           " WHERE run_id = ?1 ORDER BY rowid",
+           path_);
+    s.bind(1, id);
+    while (s.step())
+      speedups.push_back(Speedup{s.text(0), s.text(1), s.text(2), s.i64(4), s.text(3), s.f64(5), s.f64(6), s.f64(7)});
+  } else {
+    std::vector<CaseResult> results;
+    for (const auto& cj : cases) results.push_back(cj.get<CaseResult>());
+    speedups = compute_speedups(results);
+  }
+  doc["speedups"] = speedups;
+  return doc;
+}
+
+RunResult HistoryStore::load_run(std::int64_t id) const { return load_run_document(id).get<RunResult>(); }
+
+std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f) const {
+  const std::string sql = fmt::format(
+      "SELECT r.id, r.uid, r.timestamp_utc, r.torch_version, r.host, c.workload, c.device, c.dtype, c.batch_size,"
+      " c.threads, c.n, c.median, c.ci_low, c.ci_high FROM cases c JOIN runs r ON r.id = c.run_id"
+      " WHERE c.status = 'ok' AND c.n > 0 AND {} ORDER BY r.id, c.ord",
+      kCaseFilter);
+  Stmt s(db_, sql.c_str(), path_);
+  s.bind(1, f.workload).bind(2, f.device);
+  std::vector<CaseHistoryPoint> out;
+  while (s.step()) {
+    CaseHistoryPoint p;
+    p.run_id = s.i64(0); p.run_uid = s.text(1); p.timestamp_utc = s.text(2); p.torch_version = s.text(3);
+    p.host = s.text(4); p.workload = s.text(5); p.device = s.text(6); p.dtype = s.text(7);
+    p.batch_size = s.i64(8); p.threads = static_cast<int>(s.i64(9)); p.n = static_cast<std::size_t>(s.i64(10));
+    p.median = s.f64(11); p.ci_low = s.f64(12); p.ci_high = s.f64(13);
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace accelbench

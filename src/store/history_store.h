@@ -1,0 +1,98 @@
+#pragma once
+// The history: every run (and sweep) kept in an embedded SQLite database, so results last and can be
+// compared across runs and PyTorch versions. No torch here.
+//
+// Schema (see docs/results-store.md): versioned by the table `schema_version` (one row per applied
+// migration); WAL journal; a busy timeout so that concurrent writers wait instead of failing; one
+// BEGIN IMMEDIATE transaction per stored run, so a run is stored whole or not at all.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/results.h"
+
+struct sqlite3;
+
+namespace accelbench {
+
+// The latest schema this build writes. Older databases are migrated forward on open; a newer one is
+// refused (one-line UsageError) so an old accelbench never damages it.
+inline constexpr int kHistorySchemaVersion = 2;
+
+struct StoredRunRef {
+  std::int64_t id = 0;     // integer, increasing: what people type (`accelbench report 12`)
+  std::string uid;         // short random hex, unique across databases (8 characters)
+};
+
+// One line of `accelbench history`.
+struct StoredRunInfo {
+  std::int64_t id = 0;
+  std::string uid, stored_utc, timestamp_utc, command, torch_version, accelbench_version, git_commit, host;
+  std::size_t case_count = 0;
+  double wall_s = 0;
+};
+
+// A case's median in one stored run: a point of its history.
+struct CaseHistoryPoint {
+  std::int64_t run_id = 0;
+  std::string run_uid, timestamp_utc, torch_version, host;
+  std::string workload, device, dtype;
+  std::int64_t batch_size = 0;
+  int threads = 0;
+  std::size_t n = 0;
+  double median = 0, ci_low = 0, ci_high = 0;  // seconds per training step
+};
+
+struct HistoryFilter {
+  std::string workload;  // empty: any
+  std::string device;    // empty: any; "cuda" matches "cuda:0", "cuda:1"...
+  std::size_t limit = 0; // 0: no limit (most recent first when limited)
+};
+
+class HistoryStore {
+ public:
+  // Opens (creating it and its folder when absent) and migrates the database to the latest schema.
+  // Throws UsageError (one line) when the file is not an SQLite database, not an accelbench history,
+  // from a newer accelbench, or cannot be created; such a file is left untouched.
+  explicit HistoryStore(const std::string& path);
+  // For tests of the migrations: opens and migrates only up to `target_version` (1..latest).
+  HistoryStore(const std::string& path, int target_version);
+  ~HistoryStore();
+  HistoryStore(const HistoryStore&) = delete;
+  HistoryStore& operator=(const HistoryStore&) = delete;
+
+  // $ACCELBENCH_DB, else $XDG_DATA_HOME/accelbench/history.db, else ~/.local/share/accelbench/history.db.
+  static std::string default_path();
+
+  const std::string& path() const { return path_; }
+  int schema_version() const;
+
+  // Stores the run in one transaction: its context, cases with all samples, speed-ups. `document`
+  // may be the run's full JSON as read from a file (it keeps fields this build does not model, e.g. a
+  // case's "telemetry"); when null the run is serialized.
+  StoredRunRef save_run(const RunResult& run, const nlohmann::json* document = nullptr);
+
+  std::vector<StoredRunInfo> list_runs(const HistoryFilter& filter = {}) const;
+  std::optional<std::int64_t> latest_run_id() const;
+  // By integer id or by uid (or a unique uid prefix of 4+ characters).
+  std::optional<std::int64_t> resolve(const std::string& id_or_uid) const;
+  // The run as stored, as the JSON document (schema accelbench.run/1) with "stored" {id, uid}.
+  nlohmann::json load_run_document(std::int64_t id) const;
+  RunResult load_run(std::int64_t id) const;
+
+  // Medians of every matching ok case, oldest run first.
+  std::vector<CaseHistoryPoint> case_history(const HistoryFilter& filter = {}) const;
+
+ private:
+  void open_and_migrate(int target_version);
+  StoredRunRef save_run_once(const RunResult& run, const nlohmann::json& typed, const nlohmann::json& extra,
+                             const nlohmann::json* doc_cases, int version);
+  void exec(const char* sql) const;
+  [[noreturn]] void fail(const std::string& what) const;
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace accelbench

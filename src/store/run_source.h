@@ -1,0 +1,17 @@
+#pragma once
+// What the results commands (report, compare) accept as a run: a stored run's id or uid, a JSON file
+// written by `accelbench run --json`, or the built-in reference "article-m2". No torch here.
+#include <string>
+
+#include "report/reports.h"
+
+namespace accelbench {
+
+// Throws UsageError (one line) for an unknown id, a file that is not JSON or of another schema, or a
+// history database that cannot be read. Never creates the database.
+ReportSource load_run_source(const std::string& spec, const std::string& db_path);
+
+// The latest stored run; UsageError when the database is absent or empty.
+ReportSource load_latest_run(const std::string& db_path);
+
+}  // namespace accelbench

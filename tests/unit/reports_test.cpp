@@ -1,0 +1,198 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "core/errors.h"
+#include "report/article_reference.h"
+#include "report/reports.h"
+#include "support/synthetic_runs.h"
+
+namespace fs = std::filesystem;
+using namespace accelbench;
+using accelbench::testing::make_run;
+using accelbench::testing::SyntheticOptions;
+
+namespace {
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + what.size())) ++n;
+  return n;
+}
+
+// The figure element of one chart (from <figure ... data-chart="key"> to </figure>).
+std::string figure_of(const std::string& html, const std::string& key) {
+  const auto start = html.find("data-chart=\"" + key + "\"");
+  if (start == std::string::npos) return "";
+  const auto end = html.find("</figure>", start);
+  return html.substr(start, end - start);
+}
+
+ReportSource full_source() {
+  SyntheticOptions o;
+  o.batch_sizes = {32, 64, 128};  // a sweep
+  ReportSource src;
+  src.run = make_run(o);
+  src.document = accelbench::testing::with_telemetry(src.run);
+  src.name = "synthetic sweep";
+  return src;
+}
+}  // namespace
+
+TEST(ArticleReference, HasThePublishedFigures) {
+  const auto run = article_reference_run();
+  EXPECT_TRUE(is_published_run(run));
+  EXPECT_FALSE(is_published_run(make_run()));
+  EXPECT_EQ(run.cases.size(), 12u);
+  ASSERT_EQ(run.speedups.size(), 6u);
+  EXPECT_DOUBLE_EQ(article_speedup("mlp"), 1.09);
+  EXPECT_DOUBLE_EQ(article_speedup("cnn"), 1.89);
+  EXPECT_DOUBLE_EQ(article_speedup("transformer"), 2.26);
+  EXPECT_DOUBLE_EQ(article_speedup("dcgan"), 2.04);
+  EXPECT_EQ(run.context.torch_version, "2.5.1");
+  EXPECT_DOUBLE_EQ(run.cases[4].stats.median, 654.8);  // transformer on the CPU
+  EXPECT_DOUBLE_EQ(run.cases[5].stats.median, 289.3);
+  EXPECT_TRUE(run.cases[0].samples.empty());            // no samples: published, not measured
+  // it serializes as an ordinary run
+  const RunResult back = nlohmann::json(run).get<RunResult>();
+  EXPECT_TRUE(is_published_run(back));
+}
+
+TEST(Reports, MarkdownMirrorsTheArticleTables) {
+  ReportSource src{make_run(), {}, "run 1"};
+  const auto md = render_markdown_report(src);
+  EXPECT_NE(md.find("# accelbench report: run 1"), std::string::npos);
+  EXPECT_NE(md.find("| model | CPU s/epoch | cuda:0 s/epoch | speed-up cuda:0 [95% CI] | article (M2, published) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| transformer |"), std::string::npos);
+  EXPECT_NE(md.find("2.26x |"), std::string::npos);  // the article's transformer beside the user's
+  EXPECT_NE(md.find("| BERT-base text classification (section 6) | 326 s/epoch | 148 s/epoch | 2.20x |"), std::string::npos) << md;
+  const auto art = render_markdown_report(ReportSource{article_reference_run(), {}, kArticleRunName});
+  EXPECT_NE(art.find("Published figures, not measurements"), std::string::npos);
+  EXPECT_NE(art.find("| mlp | 42.3 s | 38.7 s | 1.09x |"), std::string::npos) << art;
+}
+
+TEST(Reports, CsvHasOneRowPerCaseAndQuotes) {
+  auto run = make_run();
+  run.context.host = "host, with \"comma\"";
+  const auto csv = render_csv_report(ReportSource{run, {}, "x"});
+  std::istringstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("run_id,run_uid,published,", 0), 0u);
+  const auto columns = count(header, ",") + 1;
+  std::string line;
+  std::size_t rows = 0;
+  while (std::getline(in, line)) {
+    ++rows;
+    // commas inside the quoted host field do not count
+    const auto unquoted = std::regex_replace(line, std::regex("\"([^\"]|\"\")*\""), "Q");
+    EXPECT_EQ(count(unquoted, ",") + 1, columns) << line;
+    EXPECT_NE(line.find("\"host, with \"\"comma\"\"\""), std::string::npos);
+  }
+  EXPECT_EQ(rows, run.cases.size());
+}
+
+TEST(Reports, HtmlIsSelfContainedWithEveryChartAndItsTable) {
+  const auto src = full_source();
+  const auto html = render_html_report(src);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  // self-contained: no external resource of any kind
+  EXPECT_EQ(html.find(" src="), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  EXPECT_EQ(count(html, "http"), count(html, "http://www.w3.org/2000/svg") + count(html, "http-equiv"));
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_EQ(count(html, "<figure class=\"chart\""), 6u);  // all six drawn, none empty
+  EXPECT_EQ(count(html, "<figure class=\"chart empty\""), 0u);
+  const auto speedup = figure_of(html, "speedup");
+  EXPECT_EQ(count(speedup, "<rect class=\"bar\""), 9u);      // 3 workloads x 3 batch sizes on cuda:0
+  EXPECT_EQ(count(speedup, "<rect class=\"ref-bar\""), 3u);  // the article's mlp, cnn, transformer
+  EXPECT_EQ(count(speedup, "class=\"whisker\""), 9u);
+  EXPECT_EQ(count(speedup, "class=\"baseline\""), 1u);
+  EXPECT_NE(speedup.find("<table class=\"chart-data\">"), std::string::npos);
+  const auto step = figure_of(html, "step-time");
+  EXPECT_EQ(count(step, "<rect class=\"bar\""), 18u);
+  EXPECT_EQ(count(step, "class=\"whisker\""), 18u);
+  for (const char* key : {"sweep-throughput", "sweep-memory"}) {
+    const auto f = figure_of(html, key);
+    EXPECT_EQ(count(f, "<polyline class=\"series\""), 6u) << key;  // 3 workloads x 2 devices
+    EXPECT_EQ(count(f, "<circle class=\"point\""), 18u) << key;
+    EXPECT_NE(f.find("<table class=\"chart-data\">"), std::string::npos);
+  }
+  for (const char* key : {"power", "temperature"}) {
+    const auto f = figure_of(html, key);
+    EXPECT_EQ(count(f, "<polyline class=\"series\""), 9u) << key;  // the accelerator cases
+    EXPECT_NE(f.find("<table class=\"chart-data\">"), std::string::npos);
+  }
+  // ids are unique (each bar chart its own hatch pattern)
+  std::regex id_re("id=\"([^\"]+)\"");
+  std::set<std::string> ids;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), id_re); it != std::sregex_iterator(); ++it)
+    EXPECT_TRUE(ids.insert((*it)[1]).second) << "duplicate id " << (*it)[1];
+}
+
+TEST(Reports, HtmlWithoutSweepOrTelemetrySaysSo) {
+  const auto html = render_html_report(ReportSource{make_run(), {}, "run 1"});
+  EXPECT_EQ(count(html, "<figure class=\"chart\""), 2u);
+  EXPECT_EQ(count(html, "<figure class=\"chart empty\""), 4u);
+  EXPECT_NE(html.find("No sweep in this run"), std::string::npos);
+  EXPECT_NE(html.find("No telemetry in this run"), std::string::npos);
+  // escaping
+  auto run = make_run();
+  run.context.host = "<script>alert(1)</script>";
+  const auto esc = render_html_report(ReportSource{run, {}, "x"});
+  EXPECT_EQ(esc.find("<script>alert"), std::string::npos);
+  EXPECT_NE(esc.find("&lt;script&gt;alert(1)"), std::string::npos);
+  const auto art = render_html_report(ReportSource{article_reference_run(), {}, kArticleRunName});
+  EXPECT_NE(art.find("Published figures, not measurements."), std::string::npos);
+  EXPECT_EQ(count(figure_of(art, "speedup"), "<rect class=\"ref-bar\""), 6u);
+}
+
+TEST(Reports, FormatsAndTelemetryParsing) {
+  EXPECT_EQ(normalize_report_format("MD"), "md");
+  EXPECT_EQ(normalize_report_format("markdown"), "md");
+  EXPECT_EQ(normalize_report_format("html"), "html");
+  EXPECT_THROW(normalize_report_format("pdf"), UsageError);
+  nlohmann::json doc = {{"telemetry", {{"t_s", {0, 1, 2}}, {"power_w", {10, 11, 12}}}}, {"cases", nlohmann::json::array()}};
+  const auto t = telemetry_curves(doc);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].t_s.size(), 3u);
+  EXPECT_DOUBLE_EQ(t[0].power_w[2], 12);
+  EXPECT_TRUE(std::isnan(t[0].temperature_c[0]));
+  EXPECT_TRUE(telemetry_curves(nlohmann::json::object()).empty());
+}
+
+TEST(Reports, AtomicWriteLeavesNoPartialFile) {
+  const auto dir = fs::temp_directory_path() / fmt::format("accelbench-reports-{}", ::getpid());
+  fs::create_directories(dir);
+  const auto good = (dir / "r.md").string();
+  write_text_atomically(good, "hello\n");
+  std::ifstream in(good);
+  std::string s;
+  std::getline(in, s);
+  EXPECT_EQ(s, "hello");
+  const auto bad = (dir / "no-such-dir" / "r.md").string();
+  try {
+    write_text_atomically(bad, "x");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+  EXPECT_THROW(write_text_atomically(dir.string(), "x"), UsageError);  // a directory
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    (void)e;
+    ++files;
+  }
+  EXPECT_EQ(files, 1u);  // only r.md: no temporary left behind
+  fs::remove_all(dir);
+}

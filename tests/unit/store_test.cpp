@@ -1,0 +1,288 @@
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/errors.h"
+#include "store/history_store.h"
+#include "support/synthetic_runs.h"
+
+namespace fs = std::filesystem;
+using namespace accelbench;
+using accelbench::testing::make_run;
+using accelbench::testing::SyntheticOptions;
+
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / fmt::format("accelbench-store-{}-{}", ::getpid(),
+                                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string db() const { return (dir_ / "history.db").string(); }
+  fs::path dir_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> tables(const std::string& path) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name", -1, &st, nullptr);
+  std::vector<std::string> out;
+  while (sqlite3_step(st) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+void expect_one_line(const std::string& msg) {
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_FALSE(msg.empty());
+}
+
+}  // namespace
+
+TEST_F(StoreTest, EmptyDatabaseIsCreatedAtTheLatestSchemaInWalMode) {
+  const auto path = (dir_ / "sub" / "dir" / "history.db").string();  // folders are created
+  HistoryStore store(path);
+  EXPECT_EQ(store.schema_version(), kHistorySchemaVersion);
+  EXPECT_EQ(tables(path), (std::vector<std::string>{"cases", "runs", "schema_version", "speedups"}));
+  EXPECT_FALSE(store.latest_run_id().has_value());
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "wal");
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+TEST_F(StoreTest, EveryOlderSchemaMigratesWithItsData) {
+  for (int from = 1; from < kHistorySchemaVersion; ++from) {
+    const auto path = (dir_ / fmt::format("v{}.db", from)).string();
+    auto run = make_run();
+    auto doc = accelbench::testing::with_telemetry(run);
+    StoredRunRef ref;
+    {
+      HistoryStore old(path, from);
+      ASSERT_EQ(old.schema_version(), from);
+      ref = old.save_run(run, &doc);
+    }
+    HistoryStore store(path);
+    EXPECT_EQ(store.schema_version(), kHistorySchemaVersion);
+    const auto back = store.load_run_document(ref.id);
+    const auto typed = back.get<RunResult>();
+    ASSERT_EQ(typed.cases.size(), run.cases.size());
+    for (std::size_t i = 0; i < run.cases.size(); ++i) EXPECT_EQ(typed.cases[i].samples, run.cases[i].samples);
+    // version 2 recomputed the speed-ups of the version-1 runs and kept their telemetry
+    ASSERT_EQ(typed.speedups.size(), run.speedups.size());
+    EXPECT_NEAR(typed.speedups[0].ratio, run.speedups[0].ratio, 1e-12);
+    EXPECT_TRUE(back["cases"][1].contains("telemetry"));
+    EXPECT_EQ(back["cases"][1]["telemetry"], doc["cases"][1]["telemetry"]);
+    // and a new run goes in at the latest schema
+    const auto ref2 = store.save_run(run);
+    EXPECT_GT(ref2.id, ref.id);
+  }
+}
+
+TEST_F(StoreTest, RunRoundTripsWithContextSamplesAndExtras) {
+  HistoryStore store(db());
+  auto run = make_run();
+  auto doc = accelbench::testing::with_telemetry(run);
+  doc["sweep"] = {{"batch_sizes", {32, 64}}};  // a field this build does not model
+  const auto ref = store.save_run(run, &doc);
+  EXPECT_EQ(ref.id, 1);
+  EXPECT_EQ(ref.uid.size(), 8u);
+  const auto back = store.load_run_document(ref.id);
+  EXPECT_EQ(back["stored"]["uid"], ref.uid);
+  EXPECT_EQ(back["sweep"], doc["sweep"]);
+  const auto r = back.get<RunResult>();
+  EXPECT_EQ(r.context.torch_version, run.context.torch_version);
+  EXPECT_EQ(r.context.host, "testhost");
+  ASSERT_EQ(r.cases.size(), run.cases.size());
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    EXPECT_EQ(r.cases[i].spec.workload, run.cases[i].spec.workload);
+    EXPECT_EQ(r.cases[i].samples, run.cases[i].samples);
+    EXPECT_DOUBLE_EQ(r.cases[i].stats.median, run.cases[i].stats.median);
+  }
+  ASSERT_EQ(r.speedups.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.speedups[2].ci_high, run.speedups[2].ci_high);
+}
+
+TEST_F(StoreTest, ResolvesIdsAndUidsListsAndFilters) {
+  HistoryStore store(db());
+  SyntheticOptions a;
+  a.devices = {"cpu"};
+  const auto r1 = store.save_run(make_run(a));
+  SyntheticOptions b;
+  b.workloads = {"cnn"};
+  const auto r2 = store.save_run(make_run(b));
+  EXPECT_EQ(store.resolve(std::to_string(r1.id)), r1.id);
+  EXPECT_EQ(store.resolve(r2.uid), r2.id);
+  EXPECT_EQ(store.resolve(r2.uid.substr(0, 6)), r2.id);
+  EXPECT_FALSE(store.resolve("999").has_value());
+  EXPECT_FALSE(store.resolve("zzzz").has_value());
+  EXPECT_EQ(store.latest_run_id(), r2.id);
+  EXPECT_EQ(store.list_runs().size(), 2u);
+  HistoryFilter f;
+  f.device = "cuda";  // matches cuda:0
+  ASSERT_EQ(store.list_runs(f).size(), 1u);
+  EXPECT_EQ(store.list_runs(f)[0].id, r2.id);
+  f = {};
+  f.workload = "mlp";
+  EXPECT_EQ(store.list_runs(f).size(), 1u);
+  const auto pts = store.case_history(HistoryFilter{"cnn", "", 0});
+  ASSERT_EQ(pts.size(), 3u);  // cnn on cpu in run 1; cnn on cpu and cuda:0 in run 2
+  EXPECT_EQ(pts[0].run_id, r1.id);
+  EXPECT_GT(pts[0].median, 0);
+}
+
+TEST_F(StoreTest, NotADatabaseIsRefusedAndLeftUntouched) {
+  {
+    std::ofstream out(db(), std::ios::binary);
+    out << "this is not a database, just some text\n";
+  }
+  const auto before = slurp(db());
+  try {
+    HistoryStore store(db());
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    expect_one_line(e.what());
+    EXPECT_NE(std::string(e.what()).find("not an SQLite database"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(db()), before);
+  EXPECT_FALSE(fs::exists(db() + "-wal"));
+  EXPECT_FALSE(fs::exists(db() + "-shm"));
+}
+
+TEST_F(StoreTest, DamagedDatabaseIsRefusedAndLeftUntouched) {
+  {
+    HistoryStore store(db());
+    store.save_run(make_run());
+  }
+  // Keep the SQLite header, overwrite the schema page with garbage.
+  std::string bytes = slurp(db());
+  ASSERT_GT(bytes.size(), 4096u);
+  for (std::size_t i = 100; i < 4096; ++i) bytes[i] = static_cast<char>((i * 7919) & 0xff);
+  {
+    std::ofstream out(db(), std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  fs::remove(db() + "-wal");
+  fs::remove(db() + "-shm");
+  try {
+    HistoryStore store(db());
+    store.list_runs();
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    expect_one_line(e.what());
+    EXPECT_NE(std::string(e.what()).find("left as it is"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(db()), bytes);
+}
+
+TEST_F(StoreTest, ForeignSqliteDatabaseIsRefused) {
+  sqlite3* raw = nullptr;
+  sqlite3_open(db().c_str(), &raw);
+  sqlite3_exec(raw, "CREATE TABLE photos(id INTEGER); INSERT INTO photos VALUES (1);", nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  const auto before = slurp(db());
+  try {
+    HistoryStore store(db());
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    expect_one_line(e.what());
+    EXPECT_NE(std::string(e.what()).find("not an accelbench history"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(db()), before);
+}
+
+TEST_F(StoreTest, NewerSchemaIsRefused) {
+  {
+    HistoryStore store(db());
+  }
+  sqlite3* raw = nullptr;
+  sqlite3_open(db().c_str(), &raw);
+  sqlite3_exec(raw, "INSERT INTO schema_version VALUES (99, 'future')", nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  try {
+    HistoryStore store(db());
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    expect_one_line(e.what());
+    EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(StoreTest, TwoConcurrentWriterProcessesLoseNothing) {
+  constexpr int kWriters = 2, kRunsEach = 25;
+  // Both start on a database that does not exist yet: they race on its creation and migration too.
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::close(go[1]);
+      char c;
+      if (::read(go[0], &c, 1) < 0) ::_exit(3);  // wait for the start signal (EOF)
+      try {
+        HistoryStore store(db());
+        for (int i = 0; i < kRunsEach; ++i) {
+          SyntheticOptions o;
+          o.seed = static_cast<std::uint64_t>(w * 1000 + i + 1);
+          o.torch_version = fmt::format("writer-{}", w);
+          o.n = 8;
+          store.save_run(make_run(o));
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "writer %d: %s\n", w, e.what());
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  ::close(go[0]);
+  ::close(go[1]);  // start both
+  for (auto pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "writer failed, status " << status;
+  }
+  HistoryStore store(db());
+  const auto runs = store.list_runs();
+  EXPECT_EQ(runs.size(), static_cast<std::size_t>(kWriters * kRunsEach));
+  std::set<std::string> uids;
+  std::map<std::string, int> per_writer;
+  for (const auto& r : runs) {
+    uids.insert(r.uid);
+    ++per_writer[r.torch_version];
+    EXPECT_EQ(r.case_count, 6u);  // whole runs only
+  }
+  EXPECT_EQ(uids.size(), runs.size());
+  EXPECT_EQ(per_writer["writer-0"], kRunsEach);
+  EXPECT_EQ(per_writer["writer-1"], kRunsEach);
+}
