@@ -190,6 +190,11 @@ TEST_F(ResultsCli, BadInputIsOneLineExitTwoAndNoFile) {
   expect_usage_error(fmt::format("report {} --format pdf --output {}", json, out), "unknown report format");
   expect_usage_error(fmt::format("compare {} {} --fail-above lots", json, json), "--fail-above");
   EXPECT_FALSE(fs::exists(out));
+  // unwritable even for root: sysfs accepts no new file
+  if (fs::is_directory("/sys/kernel")) {
+    expect_usage_error(fmt::format("report {} --output /sys/accelbench-report.md", json), "cannot write");
+    EXPECT_FALSE(fs::exists("/sys/accelbench-report.md"));
+  }
   // an unwritable folder (skipped as root, who can write anywhere)
   if (::geteuid() != 0) {
     fs::create_directories(file("ro"));
