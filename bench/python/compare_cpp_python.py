@@ -5,8 +5,11 @@ Usage:
     python bench/python/compare_cpp_python.py CPP.json PY.json [PY2.json ...]
 
 CPP.json is written by `accelbench run --json` (schema accelbench.run/1); PY.json by
-bench/python/article_models.py (schema accelbench.python-reference/1). Cases are matched on
-(model, device type, batch size) and the ratio C++ median / Python median of the step time is
+bench/python/article_models.py (mlp, cnn, transformer) or bench/python/real_cases.py
+(resnet18, bert-base, dcgan), schema accelbench.python-reference/1. Cases are matched on
+(model, device type, dtype, batch size) -- a missing dtype counts as float32 -- and, for the
+real cases, must not disagree on their configuration (resnet18 variant, bert-base seq_len,
+dcgan nc) where both files state it. The ratio C++ median / Python median of the step time is
 printed: < 1 means the C++ tool is faster, > 1 means Python is faster.
 
 Standard library only.
@@ -19,6 +22,27 @@ import json
 import sys
 
 _MISSING = object()
+
+# Other spellings of the workload names, mapped to the names both tools use.
+MODEL_ALIASES = {
+    "resnet18-cifar10": "resnet18", "resnet-18": "resnet18", "resnet_18": "resnet18",
+    "bert": "bert-base", "bert_base": "bert-base", "bert-base-uncased": "bert-base",
+}
+
+DTYPE_ALIASES = {
+    "fp32": "float32", "float": "float32", "f32": "float32", "torch.float32": "float32",
+    "bf16": "bfloat16", "torch.bfloat16": "bfloat16",
+    "fp16": "float16", "half": "float16", "f16": "float16", "torch.float16": "float16",
+}
+
+VARIANT_ALIASES = {"imagenet": "standard", "torchvision": "standard", "default": "standard"}
+
+# Configuration of the real cases: (name, candidate key paths in a case).
+CONFIG_KEYS = (
+    ("variant", ("variant", "config.variant", "workload_config.variant", "options.variant")),
+    ("seq_len", ("seq_len", "config.seq_len", "workload_config.seq_len", "options.seq_len")),
+    ("nc", ("nc", "config.nc", "workload_config.nc", "options.nc")),
+)
 
 
 def lookup(obj, *paths, default=None):
@@ -46,6 +70,31 @@ def device_type(dev) -> str:
     if isinstance(dev, dict):
         dev = lookup(dev, "type", "name", "device", default="")
     return str(dev or "").split(":", 1)[0].strip().lower()
+
+
+def model_name(v) -> str:
+    name = str(v or "").strip()
+    return MODEL_ALIASES.get(name.lower(), name)
+
+
+def dtype_name(v) -> str:
+    name = str(v or "float32").strip().lower()
+    return DTYPE_ALIASES.get(name, name)
+
+
+def case_config(c: dict) -> dict:
+    """{'variant': ..., 'seq_len': ..., 'nc': ...} with only the keys the case states."""
+    out = {}
+    for key, paths in CONFIG_KEYS:
+        v = lookup(c, *paths)
+        if v is not None and not isinstance(v, (dict, list)):
+            v = str(v).strip().lower()
+            out[key] = VARIANT_ALIASES.get(v, v) if key == "variant" else v
+    return out
+
+
+def configs_agree(a: dict, b: dict) -> bool:
+    return all(a[k] == b[k] for k in a.keys() & b.keys())
 
 
 def as_float(v):
@@ -79,8 +128,11 @@ def cpp_cases(doc: dict):
             continue
         status = str(lookup(c, "status", default="ok")).lower()
         out.append({
-            "model": str(lookup(c, "workload", "model", "workload.name", "name", default="")),
+            "model": model_name(lookup(c, "workload", "model", "workload.name", "name",
+                                       default="")),
             "device": device_type(lookup(c, "device", "device.type", default=doc.get("device"))),
+            "dtype": dtype_name(lookup(c, "dtype", "spec.dtype")),
+            "config": case_config(c),
             "batch": as_int(lookup(c, "batch_size", "batch", "config.batch_size",
                                    "workload_config.batch_size")),
             "median": as_float(lookup(c, "stats.median", "stats.median_s", "median_s",
@@ -104,8 +156,10 @@ def py_cases(doc: dict, path: str):
         if not isinstance(c, dict):
             continue
         out.append({
-            "model": str(lookup(c, "model", "workload", default="")),
+            "model": model_name(lookup(c, "model", "workload", default="")),
             "device": device_type(lookup(c, "device", default=top_dev)),
+            "dtype": dtype_name(lookup(c, "dtype")),
+            "config": case_config(c),
             "batch": as_int(lookup(c, "batch_size", "batch")),
             "median": as_float(lookup(c, "median_s", "stats.median", "median")),
             "ci_low": as_float(lookup(c, "ci_low_s", "stats.ci_low")),
@@ -113,6 +167,10 @@ def py_cases(doc: dict, path: str):
             "noisy": bool(lookup(c, "noisy", default=False)),
             "torch": str(lookup(doc, "torch_version", default="?")),
         })
+    for sk in lookup(doc, "skipped", default=[]) or []:
+        if isinstance(sk, dict):
+            print(f"note: {path}: {sk.get('model', '?')} was skipped there "
+                  f"({sk.get('reason', 'no reason given')})", file=sys.stderr)
     return out
 
 
@@ -123,7 +181,8 @@ def ms(v):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("cpp_json", help="accelbench run --json output")
-    p.add_argument("py_json", nargs="+", help="article_models.py --json output(s)")
+    p.add_argument("py_json", nargs="+",
+                   help="article_models.py / real_cases.py --json output(s)")
     p.add_argument("--include-failed", action="store_true",
                    help="also use C++ cases whose status is not 'ok'")
     a = p.parse_args(argv)
@@ -139,37 +198,50 @@ def main(argv=None) -> int:
     for path in a.py_json:
         py.extend(py_cases(load(path), path))
 
-    py_index = {}
-    for c in py:
-        py_index.setdefault((c["model"], c["device"], c["batch"]), []).append(c)
+    def key(c):
+        return (c["model"], c["device"], c["dtype"], c["batch"])
 
-    headers = ["model", "device", "batch", "C++ ms", "C++ CI ms", "Python ms", "Python CI ms",
-               "C++/Python", "note"]
+    py_index = {}
+    for i, c in enumerate(py):
+        py_index.setdefault(key(c), []).append(i)
+
+    headers = ["model", "device", "dtype", "batch", "C++ ms", "C++ CI ms", "Python ms",
+               "Python CI ms", "C++/Python", "note"]
     rows = []
-    matched_keys = set()
-    for c in cpp:
-        key = (c["model"], c["device"], c["batch"])
-        for q in py_index.get(key, []):
-            matched_keys.add(key)
+    matched_cpp, matched_py = set(), set()
+    for j, c in enumerate(cpp):
+        for i in py_index.get(key(c), []):
+            q = py[i]
+            if not configs_agree(c["config"], q["config"]):
+                continue
+            matched_cpp.add(j)
+            matched_py.add(i)
             ratio = (c["median"] / q["median"]) if c["median"] and q["median"] else None
             notes = []
             if c["noisy"]:
                 notes.append("C++ noisy")
             if q["noisy"]:
                 notes.append("Python noisy")
+            cfg = dict(q["config"], **c["config"])
+            if cfg:
+                notes.append(" ".join(f"{k}={v}" for k, v in sorted(cfg.items())))
             if ratio is not None:
                 notes.append("C++ faster" if ratio < 1 else "Python faster" if ratio > 1 else "")
             rows.append([
-                c["model"], c["device"], str(c["batch"]), ms(c["median"]),
+                c["model"], c["device"], c["dtype"], str(c["batch"]), ms(c["median"]),
                 f"{ms(c['ci_low'])}..{ms(c['ci_high'])}", ms(q["median"]),
                 f"{ms(q['ci_low'])}..{ms(q['ci_high'])}",
                 "-" if ratio is None else f"{ratio:.3f}",
                 ", ".join(n for n in notes if n),
             ])
 
-    unmatched_cpp = sorted({(c["model"], c["device"], c["batch"]) for c in cpp} - matched_keys,
-                           key=str)
-    unmatched_py = sorted(set(py_index) - matched_keys, key=str)
+    def describe(c):
+        cfg = "".join(f" {k}={v}" for k, v in sorted(c["config"].items()))
+        return (f"model={c['model']} device={c['device']} dtype={c['dtype']} "
+                f"batch={c['batch']}{cfg}")
+
+    unmatched_cpp = sorted({describe(c) for j, c in enumerate(cpp) if j not in matched_cpp})
+    unmatched_py = sorted({describe(c) for i, c in enumerate(py) if i not in matched_py})
 
     if rows:
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
@@ -179,11 +251,11 @@ def main(argv=None) -> int:
             print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
         print("\nratio = C++ median step time / Python median step time (< 1: C++ is faster)")
     else:
-        print("no matching cases (match key: model, device type, batch size)")
+        print("no matching cases (match key: model, device type, dtype, batch size)")
     for k in unmatched_cpp:
-        print(f"unmatched C++ case: model={k[0]} device={k[1]} batch={k[2]}")
+        print(f"unmatched C++ case: {k}")
     for k in unmatched_py:
-        print(f"unmatched Python case: model={k[0]} device={k[1]} batch={k[2]}")
+        print(f"unmatched Python case: {k}")
     return 0 if rows else 1
 
 

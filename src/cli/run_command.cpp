@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -41,6 +42,11 @@ struct RunOptions {
   bool quick = false;
   bool phases = false;
   bool full_epoch = false;
+  int repeats = 1;
+  int workers = -1;
+  std::string variant;
+  std::string text_path;
+  std::int64_t seq_len = 128;
   bool no_telemetry = false;
   double telemetry_hz = 20;
   int epochs = 1;
@@ -118,6 +124,12 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
       throw UsageError(fmt::format("cannot write --json {}: directory {} does not exist or is not writable", o.json_path,
                                    parent.string()));
   }
+  if (o.workers < -1) throw UsageError(fmt::format("--workers must be 0 or more (got {})", o.workers));
+  if (o.repeats < 1) throw UsageError(fmt::format("--repeats must be at least 1 (got {})", o.repeats));
+  if (o.repeats > 1 && !o.full_epoch) throw UsageError("--repeats needs --full-epoch");
+  if (o.seq_len < 2 || o.seq_len > 512) throw UsageError(fmt::format("--seq-len must be in [2, 512] (got {})", o.seq_len));
+  if (!o.text_path.empty() && !std::filesystem::exists(o.text_path))
+    throw UsageError(fmt::format("--text file not found: {}", o.text_path));
   if (!o.data_dir.empty() && !std::filesystem::exists(o.data_dir))
     throw UsageError(fmt::format("--data-dir {} does not exist", o.data_dir));
   if (!(o.telemetry_hz >= 0.5 && o.telemetry_hz <= 1000))
@@ -136,6 +148,11 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   mo.min_sample_time_s = min_sample_time;
   mo.phases = o.phases;
   mo.full_epoch = o.full_epoch;
+  mo.epoch_repeats = o.repeats;
+  mo.workers = o.workers;
+  mo.variant = o.variant;
+  mo.text_path = o.text_path;
+  mo.seq_len = o.seq_len;
   mo.telemetry = !o.no_telemetry;
   mo.telemetry_hz = o.telemetry_hz;
   mo.epochs = o.epochs;
@@ -152,12 +169,30 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
     mo.min_warmup_steps = 2;
   }
 
+  {
+    // Check the inputs each workload will read (data files, variants) before measuring anything.
+    WorkloadOptions check;
+    check.use_real_data = !o.synthetic;
+    check.data_dir = o.data_dir;
+    check.variant = o.variant;
+    check.text_path = o.text_path;
+    for (const auto& m : models) make_workload(m)->validate(check);
+  }
+  std::string quick_note;
+  if (o.quick && std::find(models.begin(), models.end(), "bert-base") != models.end()) {
+    // A bert-base step at batch 64, sequence 128 takes tens of seconds on a small CPU.
+    if (cmd.count("--seq-len") == 0) mo.seq_len = 64;
+    quick_note = fmt::format("; bert-base at batch {}, sequence {}", cmd.count("--batch-size") ? o.batch_size : 8, mo.seq_len);
+  }
   PlanRequest req;
   req.models = models;
   req.devices = devices;
   req.batch_size = o.batch_size;
   req.threads = o.threads;
-  const auto plan = make_plan(req);
+  auto plan = make_plan(req);
+  if (o.quick && cmd.count("--batch-size") == 0)
+    for (auto& c : plan.cases)
+      if (c.workload == "bert-base") c.batch_size = 8;
 
   nlohmann::json settings{{"models", models},
                           {"devices", devices},
@@ -174,6 +209,10 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
                           {"quick", o.quick},
                           {"phases", o.phases},
                           {"full_epoch", o.full_epoch},
+                          {"epoch_repeats", o.repeats},
+                          {"workers", o.workers},
+                          {"variant", o.variant},
+                          {"text", o.text_path},
                           {"telemetry", !o.no_telemetry},
                           {"telemetry_hz", o.telemetry_hz},
                           {"epochs", o.epochs},
@@ -193,7 +232,8 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
                budget > 0 ? fmt::format("time budget {} shared among them (at most {} each)", format_duration(budget),
                                         format_duration(max_per_case)).c_str()
                           : fmt::format("at most {} per case", format_duration(max_per_case)).c_str(),
-               100 * mo.stopping.ci_target, o.quick ? " [--quick: looser target, fewer samples]" : "");
+               100 * mo.stopping.ci_target,
+               o.quick ? fmt::format(" [--quick: looser target, fewer samples{}]", quick_note).c_str() : "");
 
   BudgetScheduler scheduler(budget, max_per_case, plan.cases.size());
   ProgressLine progress(!o.no_progress, plan.cases.size());
@@ -243,7 +283,8 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
 void add_run_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Measure training on the CPU and every accelerator, side by side");
-  cmd->add_option("--models", o->models, "Comma-separated workloads: mlp, cnn, transformer")->capture_default_str();
+  cmd->add_option("--models", o->models, "Comma-separated workloads: mlp, cnn, transformer, resnet18, bert-base, dcgan")
+      ->capture_default_str();
   cmd->add_option("--devices", o->devices, "Comma-separated devices (cpu, cuda, cuda:1, mps) or 'all'")->capture_default_str();
   cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU intra-op threads (0: torch's default, one per core)")->capture_default_str();
@@ -266,7 +307,15 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--cooldown", o->cooldown, "Pause between cases so the devices cool down, e.g. 30s (not counted in --budget)")
       ->capture_default_str();
   cmd->add_flag("--synthetic", o->synthetic, "Use synthetic data even when the dataset files are present");
-  cmd->add_option("--data-dir", o->data_dir, "Directory with the Fashion-MNIST IDX files");
+  cmd->add_option("--data-dir", o->data_dir,
+                  "Dataset directory: Fashion-MNIST IDX files (mlp, cnn, dcgan) or CIFAR-10 binaries (resnet18)");
+  cmd->add_option("--workers", o->workers,
+                  "Measure the data pipeline with N loader threads (0: in the training thread); default: batches staged on the device");
+  cmd->add_option("--repeats", o->repeats, "With --full-epoch: epochs to time (olympic mean: drop fastest and slowest)")
+      ->capture_default_str();
+  cmd->add_option("--variant", o->variant, "Workload variant (resnet18: torchvision or cifar)");
+  cmd->add_option("--text", o->text_path, "bert-base: labelled text, one 'LABEL<TAB>text' a line (default: synthetic)");
+  cmd->add_option("--seq-len", o->seq_len, "bert-base sequence length")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for weights and data")->capture_default_str();
   cmd->add_option("--json", o->json_path, "Write every setting, sample and statistic to this JSON file");
   cmd->add_flag("--no-progress", o->no_progress, "No progress line on stderr");

@@ -63,7 +63,8 @@ struct CaseResult {
   std::int64_t samples_per_epoch = 0;
   std::string epoch_unit = "samples";
   double epoch_s_estimate = 0;  // median step time x steps per epoch (an estimate)
-  std::optional<double> epoch_s_measured;  // --full-epoch: one real epoch, timed end to end
+  std::optional<double> epoch_s_measured;  // --full-epoch: real epochs timed end to end (olympic mean)
+  std::vector<double> epoch_s_all;         // each timed epoch
   double train_flops_per_sample = 0;
   double achieved_flops_per_s = 0;
 
@@ -73,6 +74,12 @@ struct CaseResult {
   std::string data_source;      // "fashion-mnist (/usr/share/...)" or "synthetic"
   bool synthetic_data = false;
   std::string optimizer;        // e.g. "adam (fused ATen kernel)"
+  std::string pipeline;         // "staged on the device" or the data pipeline's workers
+
+  // Data pipeline (--workers): per sample, the seconds per step spent waiting for input.
+  std::vector<double> data_wait_samples;
+  double data_wait_fraction = 0;  // median wait / median step
+  bool input_bound = false;       // wait > 10% of the step
 
   MemoryUsage memory;
   std::optional<PhaseSamples> phases;

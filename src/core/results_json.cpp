@@ -87,7 +87,8 @@ void to_json(json& j, const CaseResult& v) {
            {"samples_per_s", v.samples_per_s},
            {"epoch", {{"samples_per_epoch", v.samples_per_epoch}, {"unit", v.epoch_unit},
                       {"seconds_estimate", v.epoch_s_estimate},
-                      {"seconds_measured", v.epoch_s_measured ? json(*v.epoch_s_measured) : json(nullptr)}}},
+                      {"seconds_measured", v.epoch_s_measured ? json(*v.epoch_s_measured) : json(nullptr)},
+                      {"seconds_each", v.epoch_s_all}}},
            {"train_flops_per_sample", v.train_flops_per_sample},
            {"achieved_flops_per_s", v.achieved_flops_per_s},
            {"loss_before", v.loss_before},
@@ -96,6 +97,9 @@ void to_json(json& j, const CaseResult& v) {
            {"data_source", v.data_source},
            {"synthetic_data", v.synthetic_data},
            {"optimizer", v.optimizer},
+           {"pipeline", v.pipeline},
+           {"data_wait", {{"fraction_of_step", v.data_wait_fraction}, {"input_bound", v.input_bound},
+                          {"samples", v.data_wait_samples}}},
            {"memory", v.memory},
            {"samples", v.samples}};
   if (v.phases) {
@@ -128,6 +132,7 @@ void from_json(const json& j, CaseResult& v) {
     get_if(*e, "samples_per_epoch", v.samples_per_epoch); get_if(*e, "unit", v.epoch_unit);
     get_if(*e, "seconds_estimate", v.epoch_s_estimate);
     get_optional(*e, "seconds_measured", v.epoch_s_measured);
+    get_if(*e, "seconds_each", v.epoch_s_all);
   }
   get_if(j, "train_flops_per_sample", v.train_flops_per_sample);
   get_if(j, "achieved_flops_per_s", v.achieved_flops_per_s);
@@ -137,6 +142,12 @@ void from_json(const json& j, CaseResult& v) {
   get_if(j, "data_source", v.data_source);
   get_if(j, "synthetic_data", v.synthetic_data);
   get_if(j, "optimizer", v.optimizer);
+  get_if(j, "pipeline", v.pipeline);
+  if (auto w = j.find("data_wait"); w != j.end() && w->is_object()) {
+    get_if(*w, "fraction_of_step", v.data_wait_fraction);
+    get_if(*w, "input_bound", v.input_bound);
+    get_if(*w, "samples", v.data_wait_samples);
+  }
   if (j.contains("memory")) v.memory = j.at("memory").get<MemoryUsage>();
   get_if(j, "samples", v.samples);
   if (auto p = j.find("phases"); p != j.end() && p->is_object()) {

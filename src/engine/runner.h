@@ -20,7 +20,12 @@ struct MeasureOptions {
   std::size_t min_warmup_steps = 3;
   std::size_t floor_samples = 3;      // taken even past the deadline, so that a case says something
   bool phases = false;                // time forward / backward / optimizer separately
-  bool full_epoch = false;            // after sampling, time one real epoch end to end (not bounded by max_time_s)
+  int workers = -1;                   // data pipeline: -1 off (staged batches), else loader threads
+  std::string variant;                // workload variant (resnet18: "cifar")
+  std::string text_path;              // bert-base: labelled text file
+  std::int64_t seq_len = 128;         // bert-base sequence length
+  bool full_epoch = false;
+  int epoch_repeats = 1;              // full epochs timed; olympic mean when 3 or more            // after sampling, time one real epoch end to end (not bounded by max_time_s)
   bool telemetry = true;              // energy, power, temperature, clocks, memory (src/telemetry)
   double telemetry_hz = 20;           // sampler readings per second
   int epochs = 1;                     // the full training run whose time and energy are predicted

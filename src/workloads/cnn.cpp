@@ -2,7 +2,7 @@
 // and two fully connected layers (1152 -> 256 -> 10), on 1x28x28 Fashion-MNIST.
 #include <torch/torch.h>
 
-#include "workloads/module_task.h"
+#include "workloads/image_data.h"
 
 namespace accelbench {
 
@@ -35,9 +35,8 @@ class CnnWorkload final : public Workload {
         nn::Flatten(),                                  // 128 * 3 * 3 = 1152
         nn::Linear(1152, 256), nn::ReLU(), nn::Linear(256, 10));
     net->to(o.device);
-    auto data = stage_image_batches(o);
-    auto forward = [net](const at::Tensor& x) { return net->forward(x); };
-    return std::make_unique<ModuleTask>(net, forward, std::move(data), AdamConfig{});
+    auto forward = [net](const StagedBatch& b) { return net->forward(b.input); };
+    return make_fashion_task(net, forward, o);
   }
 };
 }  // namespace

@@ -1,7 +1,7 @@
 // mlp: the article's "simple fully connected network": 784 -> 1024 -> 10, ReLU, on Fashion-MNIST.
 #include <torch/torch.h>
 
-#include "workloads/module_task.h"
+#include "workloads/image_data.h"
 
 namespace accelbench {
 
@@ -26,9 +26,8 @@ class MlpWorkload final : public Workload {
     auto net = std::make_shared<torch::nn::SequentialImpl>(
         torch::nn::Flatten(), torch::nn::Linear(kIn, kHidden), torch::nn::ReLU(), torch::nn::Linear(kHidden, kClasses));
     net->to(o.device);
-    auto data = stage_image_batches(o);
-    auto forward = [net](const at::Tensor& x) { return net->forward(x); };
-    return std::make_unique<ModuleTask>(net, forward, std::move(data), AdamConfig{});
+    auto forward = [net](const StagedBatch& b) { return net->forward(b.input); };
+    return make_fashion_task(net, forward, o);
   }
 };
 }  // namespace

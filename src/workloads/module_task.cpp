@@ -1,5 +1,6 @@
 #include "workloads/module_task.h"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 namespace accelbench {
@@ -10,15 +11,51 @@ std::int64_t count_parameters(const torch::nn::Module& module) {
   return n;
 }
 
+namespace {
+StagedBatch on_device(StagedBatch b, const c10::Device& d) {
+  b.input = b.input.to(d);
+  b.target = b.target.to(d);
+  if (b.mask.defined()) b.mask = b.mask.to(d);
+  return b;
+}
+}  // namespace
+
+StagedData stage_batches(const WorkloadOptions& o, const BatchProducer& produce) {
+  StagedData d;
+  const int n = o.workers >= 0 ? 1 : o.staged_batches;
+  for (int i = 0; i < n; ++i) d.train.push_back(on_device(produce(i), o.device));
+  d.eval = d.train.front();
+  return d;
+}
+
+std::unique_ptr<ModuleTask> make_module_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
+                                             const WorkloadOptions& o, const BatchProducer& produce, std::string source,
+                                             bool synthetic, AdamConfig adam) {
+  auto data = stage_batches(o, produce);
+  data.source = std::move(source);
+  data.synthetic = synthetic;
+  auto task = std::make_unique<ModuleTask>(std::move(module), std::move(forward), std::move(data), adam);
+  if (o.workers >= 0) task->use_pipeline(std::make_unique<BatchLoader>(produce, o.workers, o.prefetch_per_worker, o.device));
+  return task;
+}
+
 ModuleTask::ModuleTask(std::shared_ptr<torch::nn::Module> module, Forward forward, StagedData data, AdamConfig adam)
     : module_(std::move(module)), forward_(std::move(forward)), data_(std::move(data)) {
   module_->train();
   optimizer_ = std::make_unique<Adam>(module_->parameters(), adam);
 }
 
+void ModuleTask::use_pipeline(std::unique_ptr<BatchLoader> loader) { loader_ = std::move(loader); }
+
 at::Tensor ModuleTask::forward_loss() {
+  if (loader_) {
+    double wait = 0;
+    const auto b = loader_->next(wait);
+    data_wait_s_ += wait;
+    return torch::nn::functional::cross_entropy(forward_(b), b.target);
+  }
   const auto& b = data_.train[next_++ % data_.train.size()];
-  return torch::nn::functional::cross_entropy(forward_(b.input), b.target);
+  return torch::nn::functional::cross_entropy(forward_(b), b.target);
 }
 
 void ModuleTask::backward(const at::Tensor& loss) { loss.backward(); }
@@ -26,17 +63,31 @@ void ModuleTask::backward(const at::Tensor& loss) { loss.backward(); }
 void ModuleTask::optimizer_step() {
   optimizer_->step();
   optimizer_->zero_grad();
+  ++steps_;
+  if (after_step_) after_step_(*optimizer_, steps_);
 }
 
 double ModuleTask::evaluation_loss() {
   torch::NoGradGuard no_grad;
   module_->eval();
-  const auto loss = torch::nn::functional::cross_entropy(forward_(data_.eval.input), data_.eval.target);
+  const auto loss = torch::nn::functional::cross_entropy(forward_(data_.eval), data_.eval.target);
   const double value = loss.item<double>();
   module_->train();
   return value;
 }
 
 std::int64_t ModuleTask::parameter_count() const { return count_parameters(*module_); }
+
+double ModuleTask::take_data_wait_s() {
+  const double w = data_wait_s_;
+  data_wait_s_ = 0;
+  return w;
+}
+
+std::string ModuleTask::pipeline_description() const {
+  if (!loader_) return "staged on the device";
+  return fmt::format("data pipeline: {} worker thread{}{}", loader_->workers(), loader_->workers() == 1 ? "" : "s",
+                     loader_->pinned() ? ", pinned memory, non-blocking copies" : "");
+}
 
 }  // namespace accelbench

@@ -1,30 +1,38 @@
 #pragma once
 // The TrainingTask shared by the single-model classification workloads: a torch::nn module, a
-// cross-entropy loss, Adam, and batches staged on the device before timing.
+// cross-entropy loss, Adam(W), and either batches staged on the device before timing or a measured
+// data pipeline (BatchLoader).
 #include <torch/nn/module.h>
 
 #include <functional>
 
+#include "data/batch_loader.h"
 #include "optim/adam.h"
 #include "workloads/workload.h"
 
 namespace accelbench {
 
-struct StagedBatch {
-  at::Tensor input, target;
-};
-
 struct StagedData {
-  std::vector<StagedBatch> train;  // cycled through by forward_loss()
+  std::vector<StagedBatch> train;  // cycled through by forward_loss() (staged mode)
   StagedBatch eval;                // fixed batch (the first training batch) for the loss before/after
   std::string source;
   bool synthetic = false;
 };
 
+// Staged batches, or a pipeline when options.workers >= 0: produce(i) makes the i-th host batch.
+// eval is always batch 0, staged.
+StagedData stage_batches(const WorkloadOptions& options, const BatchProducer& produce);
+
 class ModuleTask final : public TrainingTask {
  public:
-  using Forward = std::function<at::Tensor(const at::Tensor&)>;  // input -> logits
+  using Forward = std::function<at::Tensor(const StagedBatch&)>;  // batch -> logits
+  // Called after each optimizer step (e.g. a learning-rate schedule).
+  using AfterStep = std::function<void(Adam&, std::int64_t step)>;
   ModuleTask(std::shared_ptr<torch::nn::Module> module, Forward forward, StagedData data, AdamConfig adam);
+
+  // Switches to the data pipeline: batches come from `loader` instead of the staged ones.
+  void use_pipeline(std::unique_ptr<BatchLoader> loader);
+  void set_after_step(AfterStep f) { after_step_ = std::move(f); }
 
   at::Tensor forward_loss() override;
   void backward(const at::Tensor& loss) override;
@@ -34,19 +42,26 @@ class ModuleTask final : public TrainingTask {
   std::string data_source() const override { return data_.source; }
   bool synthetic_data() const override { return data_.synthetic; }
   std::string optimizer_description() const override { return optimizer_->description(); }
+  double take_data_wait_s() override;
+  std::string pipeline_description() const override;
 
  private:
   std::shared_ptr<torch::nn::Module> module_;
   Forward forward_;
   StagedData data_;
   std::unique_ptr<Adam> optimizer_;
+  std::unique_ptr<BatchLoader> loader_;
+  AfterStep after_step_;
   std::size_t next_ = 0;
+  std::int64_t steps_ = 0;
+  double data_wait_s_ = 0;
 };
 
 std::int64_t count_parameters(const torch::nn::Module& module);
 
-// Image batches (N,1,28,28 float, normalised; int64 labels) for mlp and cnn: Fashion-MNIST when the
-// files are there (and wanted), else synthetic images with a class-dependent pattern.
-StagedData stage_image_batches(const WorkloadOptions& options);
+// Builds the task for a classification workload: staged batches, or the pipeline when asked.
+std::unique_ptr<ModuleTask> make_module_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
+                                             const WorkloadOptions& options, const BatchProducer& produce,
+                                             std::string source, bool synthetic, AdamConfig adam = {});
 
 }  // namespace accelbench

@@ -19,6 +19,9 @@ const std::vector<Entry>& entries() {
       {"mlp", make_mlp_workload},
       {"cnn", make_cnn_workload},
       {"transformer", make_transformer_workload},
+      {"resnet18", make_resnet18_workload},
+      {"bert-base", make_bert_base_workload},
+      {"dcgan", make_dcgan_workload},
   };
   return e;
 }

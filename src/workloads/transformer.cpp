@@ -70,10 +70,10 @@ TORCH_MODULE(TransformerClassifier);
 
 // Token ids uniform in [0, vocab); the label says whether most ids are in the lower half, a rule
 // a mean-pooled encoder can learn (the loss falls), and the same rule as bench/python.
-StagedBatch synthetic_batch(std::int64_t batch, at::Generator& gen, const c10::Device& device) {
+StagedBatch synthetic_batch(std::int64_t batch, at::Generator& gen) {
   auto ids = torch::randint(0, kVocab, {batch, kSeq}, gen, torch::kLong);
   auto labels = ((ids < kVocab / 2).sum(1) > kSeq / 2).to(torch::kLong);
-  return {ids.to(device), labels.to(device)};
+  return {ids, labels, {}};
 }
 
 class TransformerWorkload final : public Workload {
@@ -99,15 +99,17 @@ class TransformerWorkload final : public Workload {
     torch::manual_seed(o.seed);
     auto net = TransformerClassifier();
     net->to(o.device);
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed + 2000);
-    StagedData data;
-    for (int b = 0; b < o.staged_batches; ++b) data.train.push_back(synthetic_batch(o.batch_size, gen, o.device));
-    data.eval = data.train.front();
-    data.source = "synthetic (token ids uniform in [0, 10000); label = most ids below 5000)";
-    data.synthetic = true;
+    const auto batch = o.batch_size;
+    const auto seed = o.seed;
+    // The index-th batch comes from its own generator: the same batches in any order, any thread.
+    BatchProducer produce = [batch, seed](std::int64_t index) {
+      auto gen = at::make_generator<at::CPUGeneratorImpl>(seed + 2000 + static_cast<std::uint64_t>(index));
+      return synthetic_batch(batch, gen);
+    };
     auto module = net.ptr();
-    auto forward = [module](const at::Tensor& x) { return module->forward(x); };
-    return std::make_unique<ModuleTask>(module, forward, std::move(data), AdamConfig{});
+    auto forward = [module](const StagedBatch& b) { return module->forward(b.input); };
+    return make_module_task(module, forward, o, produce,
+                            "synthetic (token ids uniform in [0, 10000); label = most ids below 5000)", true);
   }
 };
 }  // namespace

@@ -27,6 +27,14 @@ struct WorkloadOptions {
   int staged_batches = 8;           // distinct batches placed on the device beforehand, cycled
   bool use_real_data = true;        // use the dataset files when present (else synthetic)
   std::string data_dir;             // override of the dataset location
+  // The data pipeline: -1 = off (batches staged on the device; compute only), else the number of
+  // loader worker threads (0 = batches produced in the training thread when needed).
+  int workers = -1;
+  int prefetch_per_worker = 2;
+  std::string variant;              // e.g. resnet18 "cifar"
+  std::string text_path;            // bert-base: labelled text, one example a line
+  std::int64_t seq_len = 128;       // bert-base sequence length
+  std::int64_t warmup_steps = 100;  // bert-base: linear learning-rate warm-up (of 1,000 steps)
 };
 
 // A model with its optimizer and data on one device. step() = forward, loss, backward, optimizer.
@@ -43,19 +51,30 @@ class TrainingTask {
   virtual bool synthetic_data() const = 0;
   virtual std::string optimizer_description() const = 0;
 
-  at::Tensor step() {
+  virtual at::Tensor step() {
     auto loss = forward_loss();
     backward(loss);
     optimizer_step();
     return loss;
   }
+  // Whether forward / backward / optimizer can be timed apart (--phases).
+  virtual bool supports_phases() const { return true; }
+  // Seconds the training thread waited for input batches since the last call (data pipeline).
+  virtual double take_data_wait_s() { return 0; }
+  // Steps in one epoch's worth of distinct batches, when the task itself defines it (else 0).
+  virtual std::string pipeline_description() const { return "staged on the device"; }
 };
 
 class Workload {
  public:
   virtual ~Workload() = default;
   virtual WorkloadInfo info() const = 0;
+  // The figures for these options (a variant, a sequence length); by default those of info().
+  virtual WorkloadInfo info_for(const WorkloadOptions& /*options*/) const { return info(); }
   virtual std::unique_ptr<TrainingTask> build(const WorkloadOptions& options) const = 0;
+  // Checks the inputs these options name (a variant, data files) before anything is measured;
+  // throws UsageError with a one-line message.
+  virtual void validate(const WorkloadOptions& /*options*/) const {}
 };
 
 // Registry
@@ -64,5 +83,8 @@ std::unique_ptr<Workload> make_workload(const std::string& name);  // UsageError
 std::unique_ptr<Workload> make_mlp_workload();
 std::unique_ptr<Workload> make_cnn_workload();
 std::unique_ptr<Workload> make_transformer_workload();
+std::unique_ptr<Workload> make_resnet18_workload();
+std::unique_ptr<Workload> make_bert_base_workload();
+std::unique_ptr<Workload> make_dcgan_workload();
 
 }  // namespace accelbench

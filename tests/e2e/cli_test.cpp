@@ -127,3 +127,19 @@ TEST(Cli, SyntheticFlagIsMarkedInTheTable) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("synthetic"), std::string::npos) << r.out;
 }
+
+TEST(Cli, BadDataFilesAreOneLineAndExitCodeTwo) {
+  accelbench::testing::TempDir dir;
+  // A truncated CIFAR-10 batch file.
+  accelbench::testing::write_plain(dir.file("data_batch_1.bin"), std::vector<std::uint8_t>(3073 * 2 + 5, 1));
+  expect_usage_error("run --models resnet18 --devices cpu --quick --data-dir " + dir.path.string(), "truncated");
+  // An empty text file, then a label out of range.
+  { std::ofstream(dir.file("empty.tsv")); }
+  expect_usage_error("run --models bert-base --devices cpu --quick --text " + dir.file("empty.tsv"), "empty");
+  { std::ofstream(dir.file("bad.tsv")) << "1\tgood\n3\tbad\n"; }
+  expect_usage_error("run --models bert-base --devices cpu --quick --text " + dir.file("bad.tsv"), "out of range");
+  expect_usage_error("run --models bert-base --text /nonexistent.tsv", "not found");
+  expect_usage_error("run --models resnet18 --variant wide", "unknown resnet18 variant");
+  expect_usage_error("run --workers -3", "--workers");
+  expect_usage_error("run --repeats 3", "--repeats needs --full-epoch");
+}

@@ -1,0 +1,219 @@
+// bert-base: BERT-base (12 layers, hidden 768, 12 heads, intermediate 3072, GELU, LayerNorm,
+// dropout 0.1, vocabulary 30,522, 512 positions, 2 token types) with the pooler and a 2-class head,
+// as Hugging Face's BertForSequenceClassification(num_labels=2). Attention goes through
+// at::scaled_dot_product_attention with the padding mask. AdamW (lr 2e-5, weight decay 0.01) with
+// a linear warm-up (10% of 1,000 steps) and linear decay, as transformers' get_linear_schedule_with_warmup.
+// Inputs: --text FILE (LABEL<TAB>text a line, a simple deterministic tokenizer), else synthetic ids
+// with realistic, padded lengths.
+#include <ATen/ops/scaled_dot_product_attention.h>
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <random>
+
+#include "data/tokenizer.h"
+#include "workloads/module_task.h"
+
+namespace accelbench {
+
+namespace {
+namespace nn = torch::nn;
+namespace F = torch::nn::functional;
+
+constexpr std::int64_t kVocab = 30522, kHidden = 768, kLayers = 12, kHeads = 12, kInter = 3072, kPositions = 512,
+                       kTypes = 2, kLabels = 2;
+constexpr double kDropout = 0.1, kLnEps = 1e-12;
+
+nn::LayerNorm layer_norm() { return nn::LayerNorm(nn::LayerNormOptions({kHidden}).eps(kLnEps)); }
+
+struct BertLayerImpl : nn::Module {
+  BertLayerImpl()
+      : query(register_module("query", nn::Linear(kHidden, kHidden))),
+        key(register_module("key", nn::Linear(kHidden, kHidden))),
+        value(register_module("value", nn::Linear(kHidden, kHidden))),
+        attn_out(register_module("attn_out", nn::Linear(kHidden, kHidden))),
+        attn_norm(register_module("attn_norm", layer_norm())),
+        intermediate(register_module("intermediate", nn::Linear(kHidden, kInter))),
+        output(register_module("output", nn::Linear(kInter, kHidden))),
+        out_norm(register_module("out_norm", layer_norm())) {}
+
+  // x: [B, S, H]; mask: [B, 1, 1, S] bool, true where a token may be attended to.
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& mask) {
+    const auto B = x.size(0), S = x.size(1);
+    constexpr auto D = kHidden / kHeads;
+    auto heads = [&](const at::Tensor& t) { return t.view({B, S, kHeads, D}).transpose(1, 2); };
+    auto ctx = at::scaled_dot_product_attention(heads(query(x)), heads(key(x)), heads(value(x)), mask,
+                                                is_training() ? kDropout : 0.0, /*is_causal=*/false);
+    ctx = ctx.transpose(1, 2).reshape({B, S, kHidden});
+    auto h = attn_norm(x + dropout(attn_out(ctx)));
+    auto ff = output(torch::gelu(intermediate(h)));
+    return out_norm(h + dropout(ff));
+  }
+  at::Tensor dropout(const at::Tensor& t) { return F::dropout(t, F::DropoutFuncOptions().p(kDropout).training(is_training())); }
+
+  nn::Linear query, key, value, attn_out;
+  nn::LayerNorm attn_norm;
+  nn::Linear intermediate, output;
+  nn::LayerNorm out_norm;
+};
+TORCH_MODULE(BertLayer);
+
+struct BertClassifierImpl : nn::Module {
+  BertClassifierImpl()
+      : words(register_module("word_embeddings", nn::Embedding(kVocab, kHidden))),
+        positions(register_module("position_embeddings", nn::Embedding(kPositions, kHidden))),
+        types(register_module("token_type_embeddings", nn::Embedding(kTypes, kHidden))),
+        emb_norm(register_module("embeddings_norm", layer_norm())),
+        pooler(register_module("pooler", nn::Linear(kHidden, kHidden))),
+        classifier(register_module("classifier", nn::Linear(kHidden, kLabels))) {
+    for (std::int64_t i = 0; i < kLayers; ++i) layers.push_back(register_module(fmt::format("layer{}", i), BertLayer()));
+    // BERT's initialisation: N(0, 0.02) weights, zero biases, unit LayerNorm.
+    torch::NoGradGuard no_grad;
+    for (auto& p : named_parameters()) {
+      if (p.key().find("norm") != std::string::npos) continue;
+      if (p.key().size() >= 4 && p.key().substr(p.key().size() - 4) == "bias") p.value().zero_();
+      else p.value().normal_(0.0, 0.02);
+    }
+  }
+  // ids, mask: [B, S]; mask 1 for real tokens, 0 for padding.
+  at::Tensor forward(const at::Tensor& ids, const at::Tensor& mask) {
+    const auto S = ids.size(1);
+    auto pos = torch::arange(S, ids.options());
+    auto h = words(ids) + positions(pos).unsqueeze(0) + types(torch::zeros_like(ids));
+    h = F::dropout(emb_norm(h), F::DropoutFuncOptions().p(kDropout).training(is_training()));
+    const auto attend = mask.to(torch::kBool).view({ids.size(0), 1, 1, S});
+    for (auto& l : layers) h = l->forward(h, attend);
+    auto pooled = torch::tanh(pooler(h.select(1, 0)));  // the [CLS] token
+    return classifier(F::dropout(pooled, F::DropoutFuncOptions().p(kDropout).training(is_training())));
+  }
+  nn::Embedding words, positions, types;
+  nn::LayerNorm emb_norm;
+  std::vector<BertLayer> layers;
+  nn::Linear pooler, classifier;
+};
+TORCH_MODULE(BertClassifier);
+
+// Batches of token ids padded to seq_len, with their attention mask.
+StagedBatch pack(const std::vector<std::vector<std::int32_t>>& seqs, const std::vector<int>& labels, std::int64_t seq_len) {
+  const auto B = static_cast<std::int64_t>(seqs.size());
+  auto ids = torch::zeros({B, seq_len}, torch::kLong);
+  auto mask = torch::zeros({B, seq_len}, torch::kLong);
+  auto target = torch::empty({B}, torch::kLong);
+  auto* pid = ids.data_ptr<std::int64_t>();
+  auto* pm = mask.data_ptr<std::int64_t>();
+  for (std::int64_t b = 0; b < B; ++b) {
+    const auto& s = seqs[static_cast<std::size_t>(b)];
+    for (std::size_t t = 0; t < s.size() && static_cast<std::int64_t>(t) < seq_len; ++t) {
+      pid[b * seq_len + static_cast<std::int64_t>(t)] = s[t];
+      pm[b * seq_len + static_cast<std::int64_t>(t)] = 1;
+    }
+    target[b] = labels[static_cast<std::size_t>(b)];
+  }
+  return {ids, target, mask};
+}
+
+// Synthetic sequences: lengths from a log-normal fitted to short review sentences (median ~ 24
+// tokens, long tail), clamped to [8, seq_len]; ids uniform over the word range; label 1 when the
+// sequence's first word id is in the upper half (learnable).
+BatchProducer synthetic_producer(std::int64_t batch, std::int64_t seq_len, std::uint64_t seed) {
+  return [=](std::int64_t index) {
+    std::mt19937_64 rng(seed * 104729 + 5000 + static_cast<std::uint64_t>(index));
+    std::lognormal_distribution<double> length(std::log(24.0), 0.6);
+    std::uniform_int_distribution<std::int32_t> word(kFirstWordId, kBertVocab - 1);
+    std::vector<std::vector<std::int32_t>> seqs;
+    std::vector<int> labels;
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const auto len = std::clamp<std::int64_t>(std::llround(length(rng)), 8, seq_len);
+      std::vector<std::int32_t> s{kClsId};
+      for (std::int64_t t = 0; t < len - 2; ++t) s.push_back(word(rng));
+      s.push_back(kSepId);
+      labels.push_back(s[1] >= (kFirstWordId + kBertVocab) / 2 ? 1 : 0);
+      seqs.push_back(std::move(s));
+    }
+    return pack(seqs, labels, seq_len);
+  };
+}
+
+BatchProducer text_producer(std::shared_ptr<const std::vector<LabelledText>> examples, std::int64_t batch,
+                            std::int64_t seq_len) {
+  return [=](std::int64_t index) {
+    std::vector<std::vector<std::int32_t>> seqs;
+    std::vector<int> labels;
+    const auto n = static_cast<std::int64_t>(examples->size());
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const auto& e = (*examples)[static_cast<std::size_t>((index * batch + b) % n)];
+      seqs.push_back(tokenize(e.text, static_cast<std::size_t>(seq_len)));
+      labels.push_back(e.label);
+    }
+    return pack(seqs, labels, seq_len);
+  };
+}
+
+double forward_macs(std::int64_t S) {
+  const double per_token_layer = 4.0 * kHidden * kHidden + 2.0 * kHidden * kInter;
+  const double attention_layer = 2.0 * double(S) * double(S) * kHidden;  // QK^T and AV
+  return kLayers * (double(S) * per_token_layer + attention_layer) + double(kHidden) * kHidden + double(kHidden) * kLabels;
+}
+
+class BertBaseWorkload final : public Workload {
+ public:
+  WorkloadInfo info() const override { return info_for_seq(128); }
+  WorkloadInfo info_for(const WorkloadOptions& o) const override { return info_for_seq(o.seq_len); }
+  static WorkloadInfo info_for_seq(std::int64_t seq_len) {
+    WorkloadInfo i;
+    i.name = "bert-base";
+    i.description = fmt::format("BERT-base sequence classifier (2 labels), sequence {}, SDPA attention with padding mask", seq_len);
+    i.samples_per_epoch = 67349;  // the size of SST-2's training split
+    i.epoch_unit = "sequences";
+    const std::int64_t embeddings = (kVocab + kPositions + kTypes) * kHidden + 2 * kHidden;
+    const std::int64_t layer = 4 * (kHidden * kHidden + kHidden) + 2 * kHidden + (kHidden * kInter + kInter) +
+                               (kInter * kHidden + kHidden) + 2 * kHidden;
+    i.parameter_count = embeddings + kLayers * layer + (kHidden * kHidden + kHidden) + (kHidden * kLabels + kLabels);
+    i.train_flops_per_sample = 3.0 * 2.0 * forward_macs(seq_len);  // padded positions are computed too
+    return i;
+  }
+
+  void validate(const WorkloadOptions& o) const override {
+    if (!o.text_path.empty()) read_labelled_text(o.text_path, kLabels);
+  }
+
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
+    torch::manual_seed(o.seed);
+    auto net = BertClassifier();
+    net->to(o.device);
+    BatchProducer produce;
+    std::string source;
+    bool synthetic = true;
+    if (!o.text_path.empty()) {
+      auto examples = std::make_shared<const std::vector<LabelledText>>(read_labelled_text(o.text_path, kLabels));
+      produce = text_producer(examples, o.batch_size, o.seq_len);
+      source = fmt::format("text {} ({} examples, simple hashing tokenizer)", o.text_path, examples->size());
+      synthetic = false;
+    } else {
+      produce = synthetic_producer(o.batch_size, o.seq_len, o.seed);
+      source = "synthetic token ids, log-normal lengths (median 24, padded to the sequence length)";
+    }
+    auto module = net.ptr();
+    auto forward = [module](const StagedBatch& b) { return module->forward(b.input, b.mask); };
+    AdamConfig adamw;
+    adamw.lr = 0.0;  // the schedule starts at 0, as get_linear_schedule_with_warmup
+    adamw.weight_decay = 0.01;
+    adamw.decoupled_weight_decay = true;
+    auto task = make_module_task(module, forward, o, produce, source, synthetic, adamw);
+    // Linear warm-up over the first 10% of 1,000 steps, then linear decay to 0 (cycling after that).
+    const std::int64_t warmup = o.warmup_steps;
+    task->set_after_step([warmup](Adam& opt, std::int64_t step) {
+      constexpr std::int64_t total = 1000;
+      const std::int64_t s = step % total;
+      const double factor = s < warmup ? double(s) / warmup : double(total - s) / double(total - warmup);
+      opt.set_lr(2e-5 * factor);
+    });
+    return task;
+  }
+};
+}  // namespace
+
+std::unique_ptr<Workload> make_bert_base_workload() { return std::make_unique<BertBaseWorkload>(); }
+
+}  // namespace accelbench

@@ -1,0 +1,134 @@
+// The article's real cases (resnet18, bert-base, dcgan) and the data pipeline.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.h"
+#include "data/batch_loader.h"
+#include "workloads/workload.h"
+
+using namespace accelbench;
+
+namespace {
+WorkloadOptions tiny(std::int64_t batch) {
+  WorkloadOptions o;
+  o.batch_size = batch;
+  o.staged_batches = 2;
+  return o;
+}
+}  // namespace
+
+TEST(RealWorkloads, ParameterCountsAndFlops) {
+  const auto r = make_workload("resnet18");
+  EXPECT_EQ(r->info().parameter_count, 11181642);
+  EXPECT_DOUBLE_EQ(r->info().train_flops_per_sample, 222099456.0);
+  EXPECT_EQ(r->build(tiny(2))->parameter_count(), 11181642);
+  auto cifar = tiny(2);
+  cifar.variant = "cifar";
+  EXPECT_EQ(r->info_for(cifar).parameter_count, 11173962);
+  EXPECT_EQ(r->build(cifar)->parameter_count(), 11173962);
+  cifar.variant = "imagenet64";
+  EXPECT_THROW(r->build(cifar), UsageError);
+
+  // The reference BertForSequenceClassification(num_labels=2) has 109,483,778 parameters.
+  const auto b = make_workload("bert-base");
+  EXPECT_EQ(b->info().parameter_count, 109483778);
+  EXPECT_DOUBLE_EQ(b->info().train_flops_per_sample, 67045303296.0);
+  EXPECT_EQ(b->info().samples_per_epoch, 67349);
+  auto small_bert = tiny(2);
+  small_bert.seq_len = 16;
+  EXPECT_EQ(b->build(small_bert)->parameter_count(), 109483778);
+
+  // DCGAN (nc = 1): G 3,574,656 + D 2,763,520.
+  const auto d = make_workload("dcgan");
+  EXPECT_EQ(d->info().parameter_count, 3574656 + 2763520);
+  EXPECT_DOUBLE_EQ(d->info().train_flops_per_sample, 2446147584.0);
+  EXPECT_EQ(d->build(tiny(2))->parameter_count(), 3574656 + 2763520);
+}
+
+TEST(RealWorkloads, LossFallsResnet18) {
+  auto t = make_workload("resnet18")->build(tiny(8));
+  const double before = t->evaluation_loss();
+  for (int i = 0; i < 12; ++i) t->step();
+  EXPECT_LT(t->evaluation_loss(), before);
+}
+
+TEST(RealWorkloads, LossFallsBert) {
+  auto o = tiny(4);
+  o.seq_len = 16;
+  o.warmup_steps = 1;  // the tests' schedule reaches the peak learning rate at once
+  auto t = make_workload("bert-base")->build(o);
+  const double before = t->evaluation_loss();
+  for (int i = 0; i < 10; ++i) t->step();
+  EXPECT_LT(t->evaluation_loss(), before);
+}
+
+TEST(RealWorkloads, DcganDiscriminatorLearns) {
+  auto t = make_workload("dcgan")->build(tiny(8));
+  EXPECT_FALSE(t->supports_phases());
+  const double before = t->evaluation_loss();
+  for (int i = 0; i < 10; ++i) {
+    const auto l = t->step();
+    EXPECT_TRUE(std::isfinite(l.item<double>()));
+  }
+  EXPECT_LT(t->evaluation_loss(), before);
+}
+
+TEST(RealWorkloads, BertTextInput) {
+  const auto path = std::filesystem::temp_directory_path() / "accelbench-bert-text.tsv";
+  {
+    std::ofstream f(path);
+    f << "1\ta wonderful, moving film\n0\tdull and far too long\n1\tgreat cast\n";
+  }
+  auto o = tiny(2);
+  o.seq_len = 16;
+  o.text_path = path.string();
+  auto t = make_workload("bert-base")->build(o);
+  EXPECT_FALSE(t->synthetic_data());
+  EXPECT_NE(t->data_source().find("3 examples"), std::string::npos) << t->data_source();
+  std::filesystem::remove(path);
+}
+
+TEST(BatchLoader, WorkersKeepOrderAndReportWaits) {
+  std::atomic<int> produced{0};
+  BatchProducer p = [&](std::int64_t i) {
+    ++produced;
+    return StagedBatch{torch::full({2, 3}, static_cast<float>(i)), torch::full({2}, i, torch::kLong), {}};
+  };
+  for (int workers : {0, 1, 3}) {
+    BatchLoader loader(p, workers, 2, c10::Device(c10::kCPU));
+    for (int i = 0; i < 20; ++i) {
+      double wait = -1;
+      const auto b = loader.next(wait);
+      EXPECT_EQ(b.target[0].item<std::int64_t>(), i) << "workers " << workers;
+      EXPECT_GE(wait, 0.0);
+    }
+  }
+  EXPECT_GE(produced.load(), 60);
+}
+
+TEST(BatchLoader, WorkerErrorsReachTheTrainingThread) {
+  BatchProducer p = [](std::int64_t i) -> StagedBatch {
+    if (i == 2) throw std::runtime_error("bad record");
+    return StagedBatch{torch::zeros({1}), torch::zeros({1}), {}};
+  };
+  BatchLoader loader(p, 2, 1, c10::Device(c10::kCPU));
+  double wait = 0;
+  loader.next(wait);
+  loader.next(wait);
+  EXPECT_THROW(loader.next(wait), std::runtime_error);
+}
+
+TEST(Pipeline, ResnetWithWorkersAugmentsAndCountsWaits) {
+  auto o = tiny(4);
+  o.workers = 2;
+  auto t = make_workload("resnet18")->build(o);
+  EXPECT_NE(t->pipeline_description().find("2 worker threads"), std::string::npos);
+  for (int i = 0; i < 3; ++i) t->step();
+  EXPECT_GT(t->take_data_wait_s(), 0.0);
+  EXPECT_EQ(t->take_data_wait_s(), 0.0);  // taken
+}
