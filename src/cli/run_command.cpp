@@ -19,6 +19,7 @@
 #include "engine/plan.h"
 #include "engine/runner.h"
 #include "engine/torch_info.h"
+#include "optim/autocast.h"
 #include "report/json_report.h"
 #include "store/history_store.h"
 #include "report/terminal_table.h"
@@ -31,6 +32,7 @@ namespace {
 struct RunOptions {
   std::string models = "mlp,cnn,transformer";
   std::string devices = "all";
+  std::string dtypes = "float32";
   std::int64_t batch_size = 64;
   int threads = 0;
   double ci_target = 0.02;
@@ -118,6 +120,9 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   if (models.empty()) throw UsageError("--models is empty; available: " + fmt::format("{}", fmt::join(workload_names(), ", ")));
   for (const auto& m : models) make_workload(m);  // throws on an unknown name
   const auto devices = resolve_device_list(o.devices);
+  std::vector<std::string> dtypes;
+  for (const auto& t : split_list(o.dtypes)) dtypes.push_back(parse_precision(t).name);
+  if (dtypes.empty()) throw UsageError("--dtype is empty; available: float32, bfloat16");
   if (!o.json_path.empty()) {
     const auto parent = std::filesystem::absolute(o.json_path).parent_path();
     if (!std::filesystem::is_directory(parent) || ::access(parent.c_str(), W_OK) != 0)
@@ -187,6 +192,7 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   PlanRequest req;
   req.models = models;
   req.devices = devices;
+  req.dtypes = dtypes;
   req.batch_size = o.batch_size;
   req.threads = o.threads;
   auto plan = make_plan(req);
@@ -196,6 +202,7 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
 
   nlohmann::json settings{{"models", models},
                           {"devices", devices},
+                          {"dtypes", dtypes},
                           {"batch_size", o.batch_size},
                           {"threads", o.threads == 0 ? at::get_num_threads() : o.threads},
                           {"ci_target", mo.stopping.ci_target},
@@ -286,6 +293,9 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--models", o->models, "Comma-separated workloads: mlp, cnn, transformer, resnet18, bert-base, dcgan")
       ->capture_default_str();
   cmd->add_option("--devices", o->devices, "Comma-separated devices (cpu, cuda, cuda:1, mps) or 'all'")->capture_default_str();
+  cmd->add_option("--dtype", o->dtypes,
+                  "Comma-separated precisions: float32, bfloat16 (autocast mixed precision, fp32 weights)")
+      ->capture_default_str();
   cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU intra-op threads (0: torch's default, one per core)")->capture_default_str();
   cmd->add_option("--ci-target", o->ci_target, "Stop when the median's 95% CI is within +-this fraction")->capture_default_str();

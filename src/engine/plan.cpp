@@ -11,7 +11,8 @@ Plan make_plan(const PlanRequest& req) {
     if (d != "cpu") order.push_back(d);
   if (std::find(req.devices.begin(), req.devices.end(), "cpu") != req.devices.end()) order.push_back("cpu");
   for (const auto& m : req.models)
-    for (const auto& d : order) p.cases.push_back(CaseSpec{m, d, req.dtype, req.batch_size, req.threads});
+    for (const auto& t : req.dtypes)
+      for (const auto& d : order) p.cases.push_back(CaseSpec{m, d, t, req.batch_size, req.threads});
   return p;
 }
 

@@ -12,7 +12,7 @@ struct PlanRequest {
   std::vector<std::string> devices;  // canonical ids ("cpu", "cuda:0")
   std::int64_t batch_size = 64;
   int threads = 0;
-  std::string dtype = "float32";
+  std::vector<std::string> dtypes{"float32"};
 };
 
 struct Plan {

@@ -83,6 +83,7 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     wo.use_real_data = opt.use_real_data;
     wo.data_dir = opt.data_dir;
     wo.workers = opt.workers;
+    wo.dtype = spec.dtype;
     wo.variant = opt.variant;
     wo.text_path = opt.text_path;
     wo.seq_len = opt.seq_len;

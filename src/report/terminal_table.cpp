@@ -133,17 +133,22 @@ std::string render_terminal_report(const RunResult& run) {
     if (d.type != "cpu") out += fmt::format("accelerator {}: {}\n", d.id, d.name);
   out += "\n";
 
-  // Devices in order of appearance (CPU first), models in order of appearance.
-  std::vector<std::string> devices, models;
+  // Devices in order of appearance (CPU first), (model, dtype) rows in order of appearance.
+  std::vector<std::string> devices;
+  std::vector<std::pair<std::string, std::string>> models;
   for (const auto& c : run.cases) {
-    if (std::find(models.begin(), models.end(), c.spec.workload) == models.end()) models.push_back(c.spec.workload);
+    const std::pair<std::string, std::string> row{c.spec.workload, c.spec.dtype};
+    if (std::find(models.begin(), models.end(), row) == models.end()) models.push_back(row);
     if (std::find(devices.begin(), devices.end(), c.spec.device) == devices.end()) devices.push_back(c.spec.device);
   }
   std::stable_partition(devices.begin(), devices.end(), [](const std::string& d) { return d == "cpu"; });
-  auto find_case = [&](const std::string& m, const std::string& d) -> const CaseResult* {
+  auto find_case = [&](const std::pair<std::string, std::string>& m, const std::string& d) -> const CaseResult* {
     for (const auto& c : run.cases)
-      if (c.spec.workload == m && c.spec.device == d) return &c;
+      if (c.spec.workload == m.first && c.spec.dtype == m.second && c.spec.device == d) return &c;
     return nullptr;
+  };
+  auto row_name = [](const std::pair<std::string, std::string>& m) {
+    return m.second == "float32" ? m.first : m.first + " " + m.second;
   };
 
   // Table 1: the article's view.
@@ -154,7 +159,7 @@ std::string render_terminal_report(const RunResult& run) {
     if (d != "cpu") header.push_back(fmt::format("speed-up {} [95% CI]", d));
   t1.push_back(header);
   for (const auto& m : models) {
-    std::vector<std::string> row{m};
+    std::vector<std::string> row{row_name(m)};
     for (const auto& d : devices) {
       const auto* c = find_case(m, d);
       if (!c) row.push_back("-");
@@ -165,7 +170,7 @@ std::string render_terminal_report(const RunResult& run) {
     for (const auto& d : devices) {
       if (d == "cpu") continue;
       auto s = std::find_if(run.speedups.begin(), run.speedups.end(),
-                            [&](const Speedup& x) { return x.workload == m && x.device == d; });
+                            [&](const Speedup& x) { return x.workload == m.first && x.dtype == m.second && x.device == d; });
       row.push_back(s == run.speedups.end() ? "-" : fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s->ratio, s->ci_low, s->ci_high));
     }
     t1.push_back(row);
@@ -180,11 +185,11 @@ std::string render_terminal_report(const RunResult& run) {
 
   // Table 2: one line per case.
   std::vector<std::vector<std::string>> t2;
-  t2.push_back({"model", "device", "batch", "median step", "95% CI", "n", "samples/s", "TFLOP/s", "peak memory",
+  t2.push_back({"model", "device", "dtype", "batch", "median step", "95% CI", "n", "samples/s", "TFLOP/s", "peak memory",
                 "loss before->after", "data", "notes"});
   for (const auto& c : run.cases) {
     if (c.status != "ok") {
-      t2.push_back({c.spec.workload, c.spec.device, std::to_string(c.spec.batch_size), "-", "-", "-", "-", "-", "-", "-",
+      t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), "-", "-", "-", "-", "-", "-", "-",
                     "-", "FAILED: " + c.error});
       continue;
     }
@@ -193,15 +198,18 @@ std::string render_terminal_report(const RunResult& run) {
     if (!c.warmup_stable) notes.push_back("warm-up not stable");
     if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
     if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
+    if (!c.data_wait_samples.empty())
+      notes.push_back(fmt::format("data wait {:.1f}% of the step{}", 100 * c.data_wait_fraction,
+                                  c.input_bound ? ": INPUT-BOUND" : ""));
     if (c.telemetry && c.telemetry->throttled)
       notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
-    t2.push_back({c.spec.workload, c.spec.device, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
+    t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
                   fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory(c),
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
                   fmt::format("{}", fmt::join(notes, "; "))});
   }
-  out += render_table(t2, 2);
+  out += render_table(t2, 3);
   out += render_telemetry_section(run);
   if (run.cases.size() && run.cases.front().phases) {
     out += "\nPhases (median, each phase synchronized: the sum exceeds an unsplit step):\n";

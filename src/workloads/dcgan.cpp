@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "optim/autocast.h"
 #include "workloads/image_data.h"
 
 namespace accelbench {
@@ -59,7 +60,7 @@ std::int64_t sequential_params(const nn::Sequential& s) {
 
 class DcganTask final : public TrainingTask {
  public:
-  DcganTask(const WorkloadOptions& o) : device_(o.device), batch_(o.batch_size) {
+  explicit DcganTask(const WorkloadOptions& o) : device_(o.device), batch_(o.batch_size), precision_(parse_precision(o.dtype)) {
     torch::manual_seed(o.seed);
     g_ = generator();
     d_ = discriminator();
@@ -106,17 +107,26 @@ class DcganTask final : public TrainingTask {
       real = real_[next_++ % real_.size()];
     }
     namespace F = torch::nn::functional;
+    // Forward passes under autocast (bf16); BCE outside it, in fp32 (it is unsafe to autocast).
+    auto D = [&](const at::Tensor& x) {
+      AutocastGuard autocast(device_.type(), precision_.dtype, precision_.autocast);
+      return d_->forward(x).view(-1).to(torch::kFloat);
+    };
     // (1) discriminator: maximise log(D(x)) + log(1 - D(G(z)))
-    auto err_real = F::binary_cross_entropy(d_->forward(real).view(-1), ones_);
+    auto err_real = F::binary_cross_entropy(D(real), ones_);
     err_real.backward();
     auto noise = torch::randn({batch_, kNz, 1, 1}, torch::TensorOptions().device(device_));
-    auto fake = g_->forward(noise);
-    auto err_fake = F::binary_cross_entropy(d_->forward(fake.detach()).view(-1), zeros_);
+    at::Tensor fake;
+    {
+      AutocastGuard autocast(device_.type(), precision_.dtype, precision_.autocast);
+      fake = g_->forward(noise);
+    }
+    auto err_fake = F::binary_cross_entropy(D(fake.detach()), zeros_);
     err_fake.backward();
     opt_d_->step();
     opt_d_->zero_grad();
     // (2) generator: maximise log(D(G(z)))
-    auto err_g = F::binary_cross_entropy(d_->forward(fake).view(-1), ones_);
+    auto err_g = F::binary_cross_entropy(D(fake), ones_);
     err_g.backward();
     opt_g_->step();
     opt_g_->zero_grad();
@@ -155,6 +165,7 @@ class DcganTask final : public TrainingTask {
  private:
   c10::Device device_;
   std::int64_t batch_;
+  Precision precision_;
   nn::Sequential g_{nullptr}, d_{nullptr};
   std::unique_ptr<Adam> opt_g_, opt_d_;
   BatchProducer produce_;

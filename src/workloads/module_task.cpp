@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "optim/autocast.h"
+
 namespace accelbench {
 
 std::int64_t count_parameters(const torch::nn::Module& module) {
@@ -34,27 +36,35 @@ std::unique_ptr<ModuleTask> make_module_task(std::shared_ptr<torch::nn::Module> 
   auto data = stage_batches(o, produce);
   data.source = std::move(source);
   data.synthetic = synthetic;
-  auto task = std::make_unique<ModuleTask>(std::move(module), std::move(forward), std::move(data), adam);
+  auto task = std::make_unique<ModuleTask>(std::move(module), std::move(forward), std::move(data), adam, o.dtype);
   if (o.workers >= 0) task->use_pipeline(std::make_unique<BatchLoader>(produce, o.workers, o.prefetch_per_worker, o.device));
   return task;
 }
 
-ModuleTask::ModuleTask(std::shared_ptr<torch::nn::Module> module, Forward forward, StagedData data, AdamConfig adam)
+ModuleTask::ModuleTask(std::shared_ptr<torch::nn::Module> module, Forward forward, StagedData data, AdamConfig adam,
+                       const std::string& dtype)
     : module_(std::move(module)), forward_(std::move(forward)), data_(std::move(data)) {
   module_->train();
+  const auto precision = parse_precision(dtype);
+  autocast_ = precision.autocast;
+  autocast_dtype_ = precision.dtype;
+  const auto params = module_->parameters();
+  if (!params.empty()) device_type_ = params.front().device().type();
   optimizer_ = std::make_unique<Adam>(module_->parameters(), adam);
 }
 
 void ModuleTask::use_pipeline(std::unique_ptr<BatchLoader> loader) { loader_ = std::move(loader); }
 
 at::Tensor ModuleTask::forward_loss() {
+  StagedBatch b;
   if (loader_) {
     double wait = 0;
-    const auto b = loader_->next(wait);
+    b = loader_->next(wait);
     data_wait_s_ += wait;
-    return torch::nn::functional::cross_entropy(forward_(b), b.target);
+  } else {
+    b = data_.train[next_++ % data_.train.size()];
   }
-  const auto& b = data_.train[next_++ % data_.train.size()];
+  AutocastGuard autocast(device_type_, autocast_dtype_, autocast_);  // forward and loss; backward outside
   return torch::nn::functional::cross_entropy(forward_(b), b.target);
 }
 
@@ -70,6 +80,7 @@ void ModuleTask::optimizer_step() {
 double ModuleTask::evaluation_loss() {
   torch::NoGradGuard no_grad;
   module_->eval();
+  AutocastGuard autocast(device_type_, autocast_dtype_, autocast_);
   const auto loss = torch::nn::functional::cross_entropy(forward_(data_.eval), data_.eval.target);
   const double value = loss.item<double>();
   module_->train();

@@ -28,7 +28,8 @@ class ModuleTask final : public TrainingTask {
   using Forward = std::function<at::Tensor(const StagedBatch&)>;  // batch -> logits
   // Called after each optimizer step (e.g. a learning-rate schedule).
   using AfterStep = std::function<void(Adam&, std::int64_t step)>;
-  ModuleTask(std::shared_ptr<torch::nn::Module> module, Forward forward, StagedData data, AdamConfig adam);
+  ModuleTask(std::shared_ptr<torch::nn::Module> module, Forward forward, StagedData data, AdamConfig adam,
+             const std::string& dtype = "float32");
 
   // Switches to the data pipeline: batches come from `loader` instead of the staged ones.
   void use_pipeline(std::unique_ptr<BatchLoader> loader);
@@ -54,6 +55,9 @@ class ModuleTask final : public TrainingTask {
   AfterStep after_step_;
   std::size_t next_ = 0;
   std::int64_t steps_ = 0;
+  bool autocast_ = false;
+  at::ScalarType autocast_dtype_ = at::kFloat;
+  c10::DeviceType device_type_ = c10::kCPU;
   double data_wait_s_ = 0;
 };
 

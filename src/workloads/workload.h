@@ -35,6 +35,7 @@ struct WorkloadOptions {
   std::string text_path;            // bert-base: labelled text, one example a line
   std::int64_t seq_len = 128;       // bert-base sequence length
   std::int64_t warmup_steps = 100;  // bert-base: linear learning-rate warm-up (of 1,000 steps)
+  std::string dtype = "float32";    // "bfloat16": forward and loss under autocast (mixed precision)
 };
 
 // A model with its optimizer and data on one device. step() = forward, loss, backward, optimizer.
