@@ -27,7 +27,11 @@ std::string md_table(const std::vector<std::vector<std::string>>& rows, std::siz
   std::string out;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     out += "|";
-    for (const auto& c : rows[r]) out += " " + md_cell(c) + " |";
+    for (const auto& c : rows[r]) {
+      out += ' ';  // appended piece by piece: "x" + std::string trips a GCC 12 -Wrestrict false positive
+      out += md_cell(c);
+      out += " |";
+    }
     out += "\n";
     if (r == 0) {
       out += "|";
