@@ -7,7 +7,7 @@ const std::vector<ArticleFigure>& article_figures() {
       {"mlp", "simple fully connected (1 hidden layer, 1024)", "s", 42.3, 38.7, 1.09, 3},
       {"cnn", "medium CNN (3 conv, 2 FC)", "s", 183.5, 97.2, 1.89, 3},
       {"transformer", "Transformer (6-layer encoder)", "s", 654.8, 289.3, 2.26, 3},
-      {"resnet18-cifar10", "ResNet-18 on CIFAR-10", "s/epoch", 78, 42, 1.85, 6},
+      {"resnet18", "ResNet-18 on CIFAR-10", "s/epoch", 78, 42, 1.85, 6},
       {"bert-base", "BERT-base text classification", "s/epoch", 326, 148, 2.2, 6},
       {"dcgan", "DCGAN", "s/iteration", 0.45, 0.22, 2.04, 6},
   };

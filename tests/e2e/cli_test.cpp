@@ -19,7 +19,10 @@ struct Result {
 Result run_cli(const std::string& args, const std::string& env = "") {
   accelbench::testing::TempDir dir;
   const auto out = dir.file("out"), err = dir.file("err");
-  const std::string cmd = env + " " + ACCELBENCH_BIN + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  // Runs are stored in a history database: keep the tests' runs out of the user's own.
+  const std::string db = "ACCELBENCH_DB=" + dir.file("history.db");
+  const std::string cmd = (env.empty() ? "env " + db : env + " " + db) + " " + ACCELBENCH_BIN + " " + args + " >" + out +
+                          " 2>" + err + " </dev/null";
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
