@@ -45,7 +45,7 @@ void BatchLoader::worker_loop() {
       done_.emplace(index, std::move(b));
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!error_) error_ = std::current_exception();
+      errors_.emplace(index, std::current_exception());
     }
     ready_.notify_all();
   }
@@ -67,8 +67,15 @@ StagedBatch BatchLoader::next(double& wait_s) {
   } else {
     std::unique_lock<std::mutex> lock(mu_);
     const auto want = next_to_consume_;
-    ready_.wait(lock, [&] { return error_ || done_.count(want) > 0; });
-    if (error_) std::rethrow_exception(error_);
+    ready_.wait(lock, [&] { return errors_.count(want) > 0 || done_.count(want) > 0; });
+    if (auto e = errors_.find(want); e != errors_.end()) {
+      ++next_to_consume_;  // that batch is lost; the caller decides whether to go on
+      auto error = e->second;
+      errors_.erase(e);
+      lock.unlock();
+      space_.notify_all();
+      std::rethrow_exception(error);
+    }
     auto it = done_.find(want);
     b = std::move(it->second);
     done_.erase(it);

@@ -54,7 +54,7 @@ class BatchLoader {
   std::map<std::int64_t, StagedBatch> done_;
   std::int64_t next_to_produce_ = 0, next_to_consume_ = 0;
   bool stop_ = false;
-  std::exception_ptr error_;
+  std::map<std::int64_t, std::exception_ptr> errors_;  // per batch index: raised when that batch is asked for
 };
 
 }  // namespace accelbench

@@ -51,9 +51,11 @@ TEST(RealWorkloads, ParameterCountsAndFlops) {
 }
 
 TEST(RealWorkloads, LossFallsResnet18) {
-  auto t = make_workload("resnet18")->build(tiny(8));
+  auto o = tiny(4);
+  o.staged_batches = 1;
+  auto t = make_workload("resnet18")->build(o);
   const double before = t->evaluation_loss();
-  for (int i = 0; i < 12; ++i) t->step();
+  for (int i = 0; i < 6; ++i) t->step();
   EXPECT_LT(t->evaluation_loss(), before);
 }
 
@@ -68,10 +70,12 @@ TEST(RealWorkloads, LossFallsBert) {
 }
 
 TEST(RealWorkloads, DcganDiscriminatorLearns) {
-  auto t = make_workload("dcgan")->build(tiny(8));
+  auto o = tiny(4);
+  o.staged_batches = 1;
+  auto t = make_workload("dcgan")->build(o);
   EXPECT_FALSE(t->supports_phases());
   const double before = t->evaluation_loss();
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < 8; ++i) {
     const auto l = t->step();
     EXPECT_TRUE(std::isfinite(l.item<double>()));
   }

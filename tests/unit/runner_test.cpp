@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <chrono>
+#include <thread>
+
 #include "device/device.h"
 #include "engine/runner.h"
 #include "workloads/workload.h"
@@ -88,12 +91,36 @@ TEST(Runner, PhasesAreRecordedPerSample) {
     EXPECT_NEAR(r.phases->forward[i] + r.phases->backward[i] + r.phases->optimizer[i], r.samples[i], 1e-3);
 }
 
+// A workload whose step takes about 1 ms (a sleep), whatever the machine's load.
+class SleepyWorkload : public Workload {
+ public:
+  WorkloadInfo info() const override { return {"sleepy", "test", 100, "samples", 1, 1}; }
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions&) const override {
+    struct Task : TrainingTask {
+      at::Tensor w = torch::ones({1}, torch::requires_grad());
+      at::Tensor forward_loss() override {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return (w * 2).sum();
+      }
+      void backward(const at::Tensor& l) override { l.backward(); }
+      void optimizer_step() override { w.mutable_grad().reset(); }
+      double evaluation_loss() override { return 1.0; }
+      std::int64_t parameter_count() const override { return 1; }
+      std::string data_source() const override { return "none"; }
+      bool synthetic_data() const override { return true; }
+      std::string optimizer_description() const override { return "none"; }
+    };
+    return std::make_unique<Task>();
+  }
+};
+
 TEST(Runner, ShortStepsAreGroupedIntoSamples) {
   auto cpu = open_device("cpu");
-  auto w = make_workload("mlp");
+  SleepyWorkload w;
   auto o = quick();
-  o.min_sample_time_s = 0.05;  // far longer than one batch-2 step
-  const auto r = measure_case({"mlp", "cpu", "float32", 2, 0}, *w, *cpu, o);
+  o.min_sample_time_s = 0.02;  // about 20 steps of ~1 ms (fewer when sleeps overshoot)
+  const auto r = measure_case({"sleepy", "cpu", "float32", 2, 0}, w, *cpu, o);
   ASSERT_EQ(r.status, "ok") << r.error;
-  EXPECT_GT(r.steps_per_sample, 1);
+  EXPECT_GE(r.steps_per_sample, 4);
+  EXPECT_GE(r.stats.median * r.steps_per_sample, 0.5 * o.min_sample_time_s);
 }
