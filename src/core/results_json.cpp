@@ -3,26 +3,14 @@
 #include <stdexcept>
 
 #include "core/results.h"
+#include "core/json_util.h"
 
 namespace accelbench {
 
 using nlohmann::json;
-
-namespace {
-template <class T>
-void put_optional(json& j, const char* key, const std::optional<T>& v) {
-  j[key] = v ? json(*v) : json(nullptr);
-}
-template <class T>
-void get_optional(const json& j, const char* key, std::optional<T>& v) {
-  if (auto it = j.find(key); it != j.end() && !it->is_null()) v = it->get<T>();
-  else v.reset();
-}
-template <class T>
-void get_if(const json& j, const char* key, T& v) {
-  if (auto it = j.find(key); it != j.end() && !it->is_null()) v = it->get<T>();
-}
-}  // namespace
+using json_util::get_if;
+using json_util::get_optional;
+using json_util::put_optional;
 
 void to_json(json& j, const CaseSpec& v) {
   j = json{{"workload", v.workload}, {"device", v.device}, {"dtype", v.dtype},

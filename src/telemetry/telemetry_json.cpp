@@ -1,25 +1,16 @@
 // JSON of the telemetry records. A figure is {"value": x, "source": "..."} or
 // {"value": null, "unavailable": "unavailable: <reason>"}.
 #include "telemetry/telemetry_summary.h"
+#include "core/json_util.h"
 
 namespace accelbench {
 
 using nlohmann::json;
+using json_util::get_if;
+using json_util::get_optional;
+using json_util::put_optional;
 
 namespace {
-template <class T>
-void put_optional(json& j, const char* key, const std::optional<T>& v) {
-  j[key] = v ? json(*v) : json(nullptr);
-}
-template <class T>
-void get_optional(const json& j, const char* key, std::optional<T>& v) {
-  if (auto it = j.find(key); it != j.end() && !it->is_null()) v = it->get<T>();
-  else v.reset();
-}
-template <class T>
-void get_if(const json& j, const char* key, T& v) {
-  if (auto it = j.find(key); it != j.end() && !it->is_null()) v = it->get<T>();
-}
 void get_figure(const json& j, const char* key, TelemetryFigure& v) {
   if (auto it = j.find(key); it != j.end() && it->is_object()) v = it->get<TelemetryFigure>();
 }
