@@ -181,7 +181,10 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
     check.data_dir = o.data_dir;
     check.variant = o.variant;
     check.text_path = o.text_path;
-    for (const auto& m : models) make_workload(m)->validate(check);
+    for (const auto& t : dtypes) {
+      check.dtype = t;
+      for (const auto& m : models) make_workload(m)->validate(check);
+    }
   }
   std::string quick_note;
   if (o.quick && std::find(models.begin(), models.end(), "bert-base") != models.end()) {
@@ -294,7 +297,7 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--devices", o->devices, "Comma-separated devices (cpu, cuda, cuda:1, mps) or 'all'")->capture_default_str();
   cmd->add_option("--dtype", o->dtypes,
-                  "Comma-separated precisions: float32, bfloat16 (autocast mixed precision, fp32 weights)")
+                  "Comma-separated precisions: float32, bfloat16, float16 (autocast mixed precision, fp32 weights; float16 with loss scaling)")
       ->capture_default_str();
   cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU intra-op threads (0: torch's default, one per core)")->capture_default_str();

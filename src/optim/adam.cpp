@@ -46,7 +46,14 @@ Adam::Adam(std::vector<at::Tensor> params, AdamConfig config) : params_(std::mov
 
 Adam::~Adam() = default;
 
-void Adam::step() {
+void Adam::step() { step_impl(nullptr, nullptr); }
+
+void Adam::step_scaled(const at::Tensor& grad_scale, const at::Tensor& found_inf) {
+  TORCH_CHECK(fused_, "Adam::step_scaled needs the fused kernel");
+  step_impl(&grad_scale, &found_inf);
+}
+
+void Adam::step_impl(const at::Tensor* grad_scale, const at::Tensor* found_inf) {
   if (!fused_) {
     for (auto& group : fallback_->optimizer->param_groups()) {
       if (config_.decoupled_weight_decay) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(config_.lr);
@@ -68,12 +75,20 @@ void Adam::step() {
   }
   if (ps.empty()) return;
   at::_foreach_add_(st, 1);
+  std::optional<at::Tensor> scale, inf;
+  if (grad_scale) scale = *grad_scale;
+  if (found_inf) inf = *found_inf;
   if (config_.decoupled_weight_decay) {
     at::_fused_adamw_(ps, gs, m, v, {}, st, config_.lr, config_.beta1, config_.beta2, config_.weight_decay,
-                      config_.eps, /*amsgrad=*/false, /*maximize=*/false);
+                      config_.eps, /*amsgrad=*/false, /*maximize=*/false, scale, inf);
   } else {
     at::_fused_adam_(ps, gs, m, v, {}, st, config_.lr, config_.beta1, config_.beta2, config_.weight_decay,
-                     config_.eps, /*amsgrad=*/false, /*maximize=*/false);
+                     config_.eps, /*amsgrad=*/false, /*maximize=*/false, scale, inf);
+  }
+  // A skipped step does not count (as torch.optim.Adam: steps -= found_inf).
+  if (found_inf) {
+    const std::vector<at::Tensor> infs(st.size(), *found_inf);
+    at::_foreach_sub_(st, infs);
   }
 }
 

@@ -27,6 +27,9 @@ class Adam {
   Adam& operator=(const Adam&) = delete;
 
   void step();
+  // Fused kernels only: gradients scaled by `grad_scale`; the step is skipped on the device where
+  // `found_inf` is non-zero (no host synchronization). Used by GradScaler.
+  void step_scaled(const at::Tensor& grad_scale, const at::Tensor& found_inf);
   void zero_grad();                 // sets gradients to none, as Python's default
   void set_lr(double lr) { config_.lr = lr; }
   double lr() const { return config_.lr; }
@@ -37,6 +40,7 @@ class Adam {
   static bool has_fused_kernel(c10::DeviceType type);
 
  private:
+  void step_impl(const at::Tensor* grad_scale, const at::Tensor* found_inf);
   std::vector<at::Tensor> params_;
   AdamConfig config_;
   bool fused_ = false;

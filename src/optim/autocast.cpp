@@ -9,9 +9,8 @@ namespace accelbench {
 Precision parse_precision(const std::string& name) {
   if (name == "float32" || name == "fp32") return {"float32", false, at::kFloat};
   if (name == "bfloat16" || name == "bf16") return {"bfloat16", true, at::kBFloat16};
-  if (name == "float16" || name == "fp16")
-    throw UsageError("--dtype float16 needs loss scaling (a GradScaler), which run does not have yet; use bfloat16");
-  throw UsageError(fmt::format("unknown --dtype '{}'; available: float32, bfloat16", name));
+  if (name == "float16" || name == "fp16") return {"float16", true, at::kHalf};
+  throw UsageError(fmt::format("unknown --dtype '{}'; available: float32, bfloat16, float16", name));
 }
 
 }  // namespace accelbench

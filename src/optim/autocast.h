@@ -34,7 +34,8 @@ class AutocastGuard {
   at::ScalarType prev_dtype_ = at::kFloat;
 };
 
-// "float32" | "bfloat16" (autocast). Throws UsageError for other names.
+// "float32" | "bfloat16" | "float16" (both autocast; float16 with loss scaling). Throws UsageError
+// for other names.
 struct Precision {
   std::string name = "float32";
   bool autocast = false;

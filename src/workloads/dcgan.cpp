@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "core/errors.h"
 #include "optim/autocast.h"
 #include "workloads/image_data.h"
 
@@ -206,7 +207,14 @@ class DcganWorkload final : public Workload {
     i.train_flops_per_sample = 3.0 * 2.0 * dcgan_iteration_forward_macs();
     return i;
   }
-  std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override { return std::make_unique<DcganTask>(o); }
+  void validate(const WorkloadOptions& o) const override {
+    if (parse_precision(o.dtype).dtype == at::kHalf)
+      throw UsageError("dcgan does not support --dtype float16 yet (its two optimizers need two loss scalers); use bfloat16");
+  }
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
+    validate(o);
+    return std::make_unique<DcganTask>(o);
+  }
 };
 }  // namespace
 

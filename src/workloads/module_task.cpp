@@ -45,12 +45,13 @@ ModuleTask::ModuleTask(std::shared_ptr<torch::nn::Module> module, Forward forwar
                        const std::string& dtype)
     : module_(std::move(module)), forward_(std::move(forward)), data_(std::move(data)) {
   module_->train();
+  params_ = module_->parameters();
+  optimizer_ = std::make_unique<Adam>(params_, adam);
   const auto precision = parse_precision(dtype);
   autocast_ = precision.autocast;
   autocast_dtype_ = precision.dtype;
-  const auto params = module_->parameters();
-  if (!params.empty()) device_type_ = params.front().device().type();
-  optimizer_ = std::make_unique<Adam>(module_->parameters(), adam);
+  if (!params_.empty()) device_type_ = params_.front().device().type();
+  if (precision.dtype == at::kHalf && !params_.empty()) scaler_ = std::make_unique<GradScaler>(params_.front().device());
 }
 
 void ModuleTask::use_pipeline(std::unique_ptr<BatchLoader> loader) { loader_ = std::move(loader); }
@@ -68,10 +69,18 @@ at::Tensor ModuleTask::forward_loss() {
   return torch::nn::functional::cross_entropy(forward_(b), b.target);
 }
 
-void ModuleTask::backward(const at::Tensor& loss) { loss.backward(); }
+void ModuleTask::backward(const at::Tensor& loss) {
+  if (scaler_) scaler_->scale(loss).backward();
+  else loss.backward();
+}
 
 void ModuleTask::optimizer_step() {
-  optimizer_->step();
+  if (scaler_) {
+    scaler_->step(*optimizer_, params_);
+    scaler_->update();
+  } else {
+    optimizer_->step();
+  }
   optimizer_->zero_grad();
   ++steps_;
   if (after_step_) after_step_(*optimizer_, steps_);

@@ -8,6 +8,7 @@
 
 #include "data/batch_loader.h"
 #include "optim/adam.h"
+#include "optim/grad_scaler.h"
 #include "workloads/workload.h"
 
 namespace accelbench {
@@ -42,7 +43,9 @@ class ModuleTask final : public TrainingTask {
   std::int64_t parameter_count() const override;
   std::string data_source() const override { return data_.source; }
   bool synthetic_data() const override { return data_.synthetic; }
-  std::string optimizer_description() const override { return optimizer_->description(); }
+  std::string optimizer_description() const override {
+    return optimizer_->description() + (scaler_ ? " + loss scaling (GradScaler)" : "");
+  }
   double take_data_wait_s() override;
   std::string pipeline_description() const override;
 
@@ -51,6 +54,8 @@ class ModuleTask final : public TrainingTask {
   Forward forward_;
   StagedData data_;
   std::unique_ptr<Adam> optimizer_;
+  std::unique_ptr<GradScaler> scaler_;  // float16 only
+  std::vector<at::Tensor> params_;
   std::unique_ptr<BatchLoader> loader_;
   AfterStep after_step_;
   std::size_t next_ = 0;

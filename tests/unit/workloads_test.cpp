@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <limits>
+
 #include "core/errors.h"
 #include "optim/adam.h"
+#include "optim/grad_scaler.h"
 #include "workloads/workload.h"
 
 using namespace accelbench;
@@ -128,4 +131,48 @@ TEST(FusedAdam, AdamWDecouplesWeightDecay) {
   w.mul(0).sum().backward();  // zero gradient: only the decay moves w
   opt.step();
   EXPECT_NEAR(w[0].item<double>(), 1.0 - 0.5 * 0.1, 1e-6);
+}
+
+TEST(GradScaler, SkipsTheStepAndBacksOffOnInfOrNan) {
+  for (bool fused : {true, false}) {
+    for (float bad : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+      auto w = torch::ones({2}).requires_grad_();
+      AdamConfig c;
+      c.allow_fused = fused;
+      Adam opt({w}, c);
+      ASSERT_EQ(opt.fused(), fused);
+      GradScaler scaler(w.device());
+      w.mutable_grad() = torch::tensor({1.0f, bad});
+      scaler.step(opt, {w});
+      EXPECT_TRUE(scaler.last_step_skipped()) << fused << " " << bad;
+      EXPECT_TRUE(torch::equal(w.detach(), torch::ones({2}))) << "weights untouched";
+      scaler.update();
+      EXPECT_DOUBLE_EQ(scaler.scale_value(), 32768.0);
+    }
+  }
+}
+
+TEST(GradScaler, FiniteGradientsStepLikeUnscaledAdamAndGrowTheScale) {
+  for (bool fused : {true, false}) {
+    torch::manual_seed(1);
+    auto a = torch::randn({5}).requires_grad_();
+    auto b = a.detach().clone().requires_grad_();
+    AdamConfig c;
+    c.allow_fused = fused;
+    Adam scaled_opt({a}, c), plain_opt({b}, AdamConfig{});
+    GradScaler scaler(a.device(), GradScalerConfig{.init_scale = 1024.0, .growth_interval = 2});
+    for (int i = 0; i < 2; ++i) {
+      auto x = torch::randn({5});
+      scaler.scale((a * x).sum()).backward();
+      scaler.step(scaled_opt, {a});
+      scaler.update();
+      scaled_opt.zero_grad();
+      (b * x).sum().backward();
+      plain_opt.step();
+      plain_opt.zero_grad();
+      EXPECT_FALSE(scaler.last_step_skipped());
+    }
+    EXPECT_LT((a - b).abs().max().item<double>(), 1e-6) << "fused " << fused;
+    EXPECT_DOUBLE_EQ(scaler.scale_value(), 2048.0);  // grown after growth_interval = 2 clean steps
+  }
 }
