@@ -37,10 +37,15 @@ int main(int argc, char** argv) {
   add_history_command(app, action);
   add_compare_command(app, action);
   add_report_command(app, action);
+  add_sweep_command(app, action);
+  add_measure_case_command(app, action);
   if (argc > 1 && argv[1][0] != '-') {
-    std::vector<std::string> names;
-    for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    std::vector<std::string> names, known;
+    for (const auto* sub : app.get_subcommands({})) {
+      known.push_back(sub->get_name());
+      if (sub->get_name().rfind('_', 0) != 0) names.push_back(sub->get_name());  // hidden ones start with '_'
+    }
+    if (std::find(known.begin(), known.end(), argv[1]) == known.end()) {
       std::fprintf(stderr, "accelbench: error: unknown command '%s'; commands: %s\n", argv[1],
                    fmt::format("{}", fmt::join(names, ", ")).c_str());
       return 2;

@@ -12,12 +12,14 @@
 
 namespace accelbench {
 
-void write_json_report(const RunResult& run, const std::string& path) {
+void write_json_report(const RunResult& run, const std::string& path) { write_json_document(nlohmann::json(run), path); }
+
+void write_json_document(const nlohmann::json& document, const std::string& path) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw UsageError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-    out << nlohmann::json(run).dump(1) << "\n";
+    out << document.dump(1) << "\n";
     out.flush();
     if (!out) {
       std::remove(tmp.c_str());

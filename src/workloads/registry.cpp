@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <map>
 
@@ -9,20 +11,32 @@
 
 namespace accelbench {
 
+// Test-only workloads (test_workloads.cpp), listed only when ACCELBENCH_TEST_WORKLOADS=1.
+std::unique_ptr<Workload> make_test_abort_workload();
+std::unique_ptr<Workload> make_test_oom_workload();
+
 namespace {
 struct Entry {
   const char* name;
   std::function<std::unique_ptr<Workload>()> make;
 };
 const std::vector<Entry>& entries() {
-  static const std::vector<Entry> e = {
-      {"mlp", make_mlp_workload},
-      {"cnn", make_cnn_workload},
-      {"transformer", make_transformer_workload},
-      {"resnet18", make_resnet18_workload},
-      {"bert-base", make_bert_base_workload},
-      {"dcgan", make_dcgan_workload},
-  };
+  static const std::vector<Entry> e = [] {
+    std::vector<Entry> v = {
+        {"mlp", make_mlp_workload},
+        {"cnn", make_cnn_workload},
+        {"transformer", make_transformer_workload},
+        {"resnet18", make_resnet18_workload},
+        {"bert-base", make_bert_base_workload},
+        {"dcgan", make_dcgan_workload},
+    };
+    const char* test = std::getenv("ACCELBENCH_TEST_WORKLOADS");
+    if (test && std::strcmp(test, "1") == 0) {
+      v.push_back({"test-abort", make_test_abort_workload});
+      v.push_back({"test-oom", make_test_oom_workload});
+    }
+    return v;
+  }();
   return e;
 }
 }  // namespace

@@ -1,0 +1,69 @@
+// Test-only workloads, registered only when ACCELBENCH_TEST_WORKLOADS=1 (users never see them): the
+// mlp on synthetic data, failing on purpose from some batch size on, for the sweep's end-to-end
+// tests (tests/e2e/sweep_cli_test.cpp).
+//   test-abort: std::abort() at batch >= $ACCELBENCH_TEST_ABORT_AT (default 64): a crash (SIGABRT).
+//   test-oom:   c10::OutOfMemoryError at batch > $ACCELBENCH_TEST_OOM_ABOVE (default 100), as the
+//               CUDA caching allocator throws it.
+#include <c10/util/Exception.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "workloads/workload.h"
+
+namespace accelbench {
+
+namespace {
+
+std::int64_t env_int(const char* name, std::int64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long long x = std::strtoll(v, &end, 10);
+  return end && *end == '\0' ? static_cast<std::int64_t>(x) : fallback;
+}
+
+class FailingWorkload final : public Workload {
+ public:
+  enum class Kind { abort, oom };
+  explicit FailingWorkload(Kind kind) : kind_(kind), inner_(make_mlp_workload()) {}
+
+  WorkloadInfo info() const override {
+    auto i = inner_->info();
+    i.name = kind_ == Kind::abort ? "test-abort" : "test-oom";
+    i.description = kind_ == Kind::abort ? "test only: the mlp, aborting at batch >= $ACCELBENCH_TEST_ABORT_AT"
+                                         : "test only: the mlp, out of memory at batch > $ACCELBENCH_TEST_OOM_ABOVE";
+    return i;
+  }
+
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions& options) const override {
+    if (kind_ == Kind::abort) {
+      const auto at = env_int("ACCELBENCH_TEST_ABORT_AT", 64);
+      if (options.batch_size >= at) {
+        std::fprintf(stderr, "test-abort: aborting at batch %lld (>= %lld)\n", static_cast<long long>(options.batch_size),
+                     static_cast<long long>(at));
+        std::fflush(stderr);
+        std::abort();
+      }
+    } else {
+      const auto above = env_int("ACCELBENCH_TEST_OOM_ABOVE", 100);
+      TORCH_CHECK_WITH(OutOfMemoryError, options.batch_size <= above, "test-oom: simulated out of memory at batch ",
+                       options.batch_size, " (the limit is ", above, ")");
+    }
+    auto o = options;
+    o.use_real_data = false;  // the same synthetic data everywhere; no files needed
+    return inner_->build(o);
+  }
+
+ private:
+  Kind kind_;
+  std::unique_ptr<Workload> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_test_abort_workload() { return std::make_unique<FailingWorkload>(FailingWorkload::Kind::abort); }
+std::unique_ptr<Workload> make_test_oom_workload() { return std::make_unique<FailingWorkload>(FailingWorkload::Kind::oom); }
+
+}  // namespace accelbench
