@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   add_history_command(app, action);
   add_compare_command(app, action);
   add_report_command(app, action);
+  add_advise_command(app, action);
   add_sweep_command(app, action);
   add_measure_case_command(app, action);
   if (argc > 1 && argv[1][0] != '-') {

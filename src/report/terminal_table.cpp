@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/advisor.h"
 #include "core/durations.h"
 
 namespace accelbench {
@@ -222,6 +223,7 @@ std::string render_terminal_report(const RunResult& run) {
     }
     out += render_table(t3, 2);
   }
+  if (const auto advice = render_advice(advise(run)); !advice.empty()) out += "\n" + advice;
   return out;
 }
 
