@@ -298,9 +298,12 @@ std::string render_sweep_report(const RunResult& run, const nlohmann::json& swee
     out += fmt::format("largest batch that fits: {} (first out of memory: OOM at {}; bisection between {} and {} to a resolution of {})\n",
                        largest ? std::to_string(*largest) : "none", *first_oom, b["low"].get<std::int64_t>(),
                        b["high"].get<std::int64_t>(), b["resolution"].get<std::int64_t>());
-  } else if (largest) {
+  } else if (largest && *largest == sweep["to"].get<std::int64_t>()) {
     out += fmt::format("largest batch that fits: {} or more (no out-of-memory up to {}, the end of the range{})\n", *largest,
                        sweep["to"].get<std::int64_t>(), sweep["to_default"].get<bool>() ? ", by default" : "");
+  } else if (largest) {
+    out += fmt::format("largest batch that ran: {} (no out-of-memory up to {}; the larger points failed, see their status)\n",
+                       *largest, sweep["to"].get<std::int64_t>());
   } else {
     out += "largest batch that fits: none (no point ran)\n";
   }

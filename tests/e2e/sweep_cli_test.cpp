@@ -90,6 +90,8 @@ TEST(SweepCli, ACrashIsRecordedAndTheSweepFinishes) {
   EXPECT_EQ(r.code, 1) << r.err;  // a point crashed
   EXPECT_NE(r.out.find("crashed: signal 6"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("test-abort: aborting at batch 16"), std::string::npos) << r.err;  // the child's own words
+  EXPECT_NE(r.out.find("largest batch that ran: 8 (no out-of-memory up to 32; the larger points failed"), std::string::npos)
+      << r.out;
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["schema"], "accelbench.run/1");
   EXPECT_EQ(j["command"], "sweep batch");
