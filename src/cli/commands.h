@@ -10,6 +10,7 @@ namespace accelbench {
 
 using Action = std::function<int()>;
 void add_run_command(CLI::App& app, Action& action);
+void add_profile_command(CLI::App& app, Action& action);
 void add_devices_command(CLI::App& app, Action& action);
 void add_doctor_command(CLI::App& app, Action& action);
 void add_history_command(CLI::App& app, Action& action);

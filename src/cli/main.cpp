@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Action action;
   add_run_command(app, action);
+  add_profile_command(app, action);
   add_devices_command(app, action);
   add_doctor_command(app, action);
   add_history_command(app, action);

@@ -1,0 +1,376 @@
+#include "analysis/op_profile.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+namespace accelbench {
+
+std::int64_t ProfileTensor::bytes() const {
+  std::int64_t n = 1;
+  for (auto s : sizes) n *= s;
+  return n * element_size;
+}
+
+std::string fallback_op_from_warning(const std::string& message) {
+  if (message.find("fall back to run on the CPU") == std::string::npos) return "";
+  static const std::string kOpen = "operator '";
+  const auto a = message.find(kOpen);
+  if (a == std::string::npos) return "(unknown op)";
+  const auto b = message.find('\'', a + kOpen.size());
+  if (b == std::string::npos) return "(unknown op)";
+  return message.substr(a + kOpen.size(), b - a - kOpen.size());
+}
+
+std::string memcpy_direction(const std::string& event_name) {
+  if (event_name.rfind("Memcpy", 0) != 0) return "";
+  auto rest = event_name.substr(6);
+  rest.erase(0, rest.find_first_not_of(' '));
+  const auto end = rest.find(' ');
+  auto dir = rest.substr(0, end);
+  return dir.empty() ? "unknown" : dir;
+}
+
+namespace {
+
+bool is_aten(const std::string& name) { return name.rfind("aten::", 0) == 0; }
+
+// Copies and conversions: an accelerator run moves data with these; they are not "CPU ops".
+bool is_transfer_op(const std::string& name) {
+  static const std::set<std::string> names{"aten::to",         "aten::_to_copy", "aten::copy_",     "aten::_to_cpu",
+                                           "aten::_local_scalar_dense", "aten::item", "aten::pin_memory",
+                                           "aten::_pin_memory", "aten::is_pinned", "aten::detach",   "detach"};
+  return names.count(name) > 0;
+}
+
+std::string describe_inputs(const std::vector<ProfileTensor>& inputs) {
+  std::string s;
+  for (const auto& t : inputs) {
+    if (!s.empty()) s += ", ";
+    std::string dims;
+    for (auto d : t.sizes) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    s += fmt::format("{}[{}] {}", t.dtype, dims, t.device);
+  }
+  return s;
+}
+
+}  // namespace
+
+OpProfile analyze_profile(const ProfileCapture& c) {
+  OpProfile p;
+  p.workload = c.workload;
+  p.device = c.device;
+  p.device_type = c.device_type;
+  p.batch_size = c.batch_size;
+  p.steps = c.steps;
+  p.warmup_steps = c.warmup_steps;
+  p.wall_ns = c.wall_ns;
+  p.device_activity = c.device_activity;
+  p.fallback_warnings = c.fallback_warnings;
+  p.other_warnings = c.other_warnings;
+  p.trace_path = c.trace_path;
+  const bool accelerator = c.device_type != "cpu";
+  const bool device_basis = accelerator && c.device_activity;
+  p.share_basis = device_basis ? "device" : "self CPU";
+  p.other_host.name = "[other host events]";
+
+  const auto& ev = c.events;
+  const int n = static_cast<int>(ev.size());
+  auto valid = [&](int i) { return i >= 0 && i < n; };
+  // Host tree: parents that are host events; anything else is a root.
+  std::vector<int> parent(ev.size(), -1);
+  for (int i = 0; i < n; ++i)
+    if (!ev[i].device_side && valid(ev[i].parent) && ev[i].parent != i && !ev[ev[i].parent].device_side)
+      parent[i] = ev[i].parent;
+  auto ancestors = [&](int i, auto&& fn) {  // fn(j) for each proper ancestor; stops when fn returns true
+    int guard = 0;
+    for (int j = parent[i]; j >= 0 && guard < n; j = parent[j], ++guard)
+      if (fn(j)) return true;
+    return false;
+  };
+
+  // Self time: duration minus the host children's durations.
+  std::vector<double> child_sum(ev.size(), 0);
+  for (int i = 0; i < n; ++i)
+    if (!ev[i].device_side && parent[i] >= 0) child_sum[parent[i]] += static_cast<double>(ev[i].duration_ns);
+  std::vector<double> self(ev.size(), 0);
+  for (int i = 0; i < n; ++i) {
+    if (ev[i].device_side) continue;
+    self[i] = std::max(0.0, static_cast<double>(ev[i].duration_ns) - child_sum[i]);
+    p.host_self_ns += self[i];
+    if (parent[i] < 0) p.host_busy_ns += static_cast<double>(ev[i].duration_ns);
+  }
+
+  // The innermost aten op enclosing a host event (itself included), -1 when none.
+  auto aten_owner = [&](int i) {
+    if (is_aten(ev[i].name)) return i;
+    int found = -1;
+    ancestors(i, [&](int j) {
+      if (is_aten(ev[j].name)) {
+        found = j;
+        return true;
+      }
+      return false;
+    });
+    return found;
+  };
+
+  std::map<std::string, OpRow> rows;
+  for (int i = 0; i < n; ++i) {
+    if (ev[i].device_side) continue;
+    OpRow& r = is_aten(ev[i].name) ? rows[ev[i].name] : p.other_host;
+    if (is_aten(ev[i].name)) r.name = ev[i].name;
+    r.calls += 1;
+    r.self_cpu_ns += self[i];
+    const bool nested_same = ancestors(i, [&](int j) { return ev[j].name == ev[i].name; });
+    if (!nested_same) r.total_cpu_ns += static_cast<double>(ev[i].duration_ns);
+  }
+
+  // Device events: credited to the innermost aten op around their launch.
+  std::unordered_map<std::uint64_t, int> by_correlation;
+  for (int i = 0; i < n; ++i)
+    if (!ev[i].device_side && ev[i].correlation_id != 0) by_correlation.emplace(ev[i].correlation_id, i);
+  std::map<std::string, DeviceCopyRow> dcopies;
+  double device_busy = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!ev[i].device_side) continue;
+    const double d = static_cast<double>(ev[i].duration_ns);
+    device_busy += d;
+    int launcher = (valid(ev[i].parent) && !ev[ev[i].parent].device_side) ? ev[i].parent : -1;
+    if (launcher < 0 && ev[i].correlation_id != 0) {
+      auto it = by_correlation.find(ev[i].correlation_id);
+      if (it != by_correlation.end()) launcher = it->second;
+    }
+    const int owner = launcher >= 0 ? aten_owner(launcher) : -1;
+    OpRow& r = owner >= 0 ? rows[ev[owner].name] : p.other_host;
+    if (owner >= 0) r.name = ev[owner].name;
+    r.device_ns += d;
+    r.device_events += 1;
+    const auto dir = memcpy_direction(ev[i].name);
+    if (!dir.empty()) {
+      auto& dc = dcopies[dir];
+      dc.direction = dir;
+      dc.count += 1;
+      dc.device_ns += d;
+      if (ev[i].bytes >= 0) dc.bytes = (dc.bytes < 0 ? 0 : dc.bytes) + ev[i].bytes;
+    }
+  }
+  if (c.device_activity) p.device_busy_ns = device_busy;
+  for (auto& [_, dc] : dcopies) p.device_copies.push_back(dc);
+
+  // Host<->device copies, from the copy ops' inputs.
+  std::map<std::string, CopyRow> copies;
+  auto add_copy = [&](const std::string& dir, std::int64_t bytes, double ns) {
+    auto& r = copies[dir];
+    r.direction = dir;
+    r.count += 1;
+    r.bytes += bytes;
+    r.host_ns += ns;
+  };
+  for (int i = 0; i < n; ++i) {
+    if (ev[i].device_side) continue;
+    const auto& in = ev[i].inputs;
+    const double d = static_cast<double>(ev[i].duration_ns);
+    if (ev[i].name == "aten::copy_" && in.size() >= 2) {
+      const auto& dst = in[0];
+      const auto& src = in[1];
+      if (dst.device == src.device) continue;
+      if (ancestors(i, [&](int j) { return ev[j].name == "aten::copy_"; })) continue;  // counted at the outer copy
+      const std::string dir = src.on_cpu() && !dst.on_cpu()   ? "host-to-device"
+                              : !src.on_cpu() && dst.on_cpu() ? "device-to-host"
+                              : !src.on_cpu() && !dst.on_cpu() ? "device-to-device"
+                                                              : "host-to-host";
+      add_copy(dir, src.bytes(), d);
+    } else if (ev[i].name == "aten::_local_scalar_dense" && !in.empty() && !in[0].on_cpu()) {
+      add_copy("device-to-host", in[0].element_size, d);  // .item(): one element, and a device sync
+    }
+  }
+  for (const std::string dir : {"host-to-device", "device-to-host", "device-to-device", "host-to-host"})
+    if (copies.count(dir)) p.copies.push_back(copies[dir]);
+
+  // Ops that ran on the CPU during an accelerator run: all tensor inputs on the CPU (outermost only).
+  if (accelerator) {
+    std::vector<char> cpu_op(ev.size(), 0);
+    for (int i = 0; i < n; ++i) {
+      if (ev[i].device_side || !is_aten(ev[i].name) || is_transfer_op(ev[i].name) || ev[i].inputs.empty()) continue;
+      cpu_op[i] = std::all_of(ev[i].inputs.begin(), ev[i].inputs.end(), [](const ProfileTensor& t) { return t.on_cpu(); });
+    }
+    std::map<std::string, CpuOpRow> cpu_rows;
+    for (int i = 0; i < n; ++i) {
+      if (!cpu_op[i] || ancestors(i, [&](int j) { return cpu_op[j] != 0; })) continue;
+      auto& r = cpu_rows[ev[i].name];
+      if (r.calls == 0) r.example_inputs = describe_inputs(ev[i].inputs);
+      r.name = ev[i].name;
+      r.calls += 1;
+      r.host_ns += static_cast<double>(ev[i].duration_ns);
+    }
+    for (auto& [_, r] : cpu_rows) p.cpu_ops.push_back(r);
+    std::sort(p.cpu_ops.begin(), p.cpu_ops.end(), [](const CpuOpRow& a, const CpuOpRow& b) {
+      return a.host_ns != b.host_ns ? a.host_ns > b.host_ns : a.name < b.name;
+    });
+    // The MPS fallback moves the inputs with aten::_to_cpu inside the op that falls back.
+    for (int i = 0; i < n; ++i)
+      if (!ev[i].device_side && ev[i].name == "aten::_to_cpu" && parent[i] >= 0) {
+        const int owner = aten_owner(parent[i]);
+        if (owner >= 0) p.fallback_suspects[ev[owner].name] += 1;
+      }
+  }
+
+  for (auto& [_, r] : rows) p.ops.push_back(r);
+  auto basis = [&](const OpRow& r) { return device_basis ? r.device_ns : r.self_cpu_ns; };
+  for (auto& r : p.ops) r.share = p.wall_ns > 0 ? basis(r) / p.wall_ns : 0;
+  p.other_host.share = p.wall_ns > 0 ? basis(p.other_host) / p.wall_ns : 0;
+  std::sort(p.ops.begin(), p.ops.end(), [&](const OpRow& a, const OpRow& b) {
+    if (basis(a) != basis(b)) return basis(a) > basis(b);
+    if (a.self_cpu_ns != b.self_cpu_ns) return a.self_cpu_ns > b.self_cpu_ns;
+    return a.name < b.name;
+  });
+  return p;
+}
+
+namespace {
+std::string format_bytes(double b) {
+  if (b < 1024) return fmt::format("{:.0f} B", b);
+  if (b < 1024.0 * 1024) return fmt::format("{:.1f} KiB", b / 1024);
+  if (b < 1024.0 * 1024 * 1024) return fmt::format("{:.1f} MiB", b / 1024 / 1024);
+  return fmt::format("{:.2f} GiB", b / 1024 / 1024 / 1024);
+}
+std::string format_calls(double c) {
+  return c == static_cast<double>(static_cast<std::int64_t>(c)) ? fmt::format("{}", static_cast<std::int64_t>(c))
+                                                                 : fmt::format("{:.1f}", c);
+}
+std::string shorten(const std::string& s, std::size_t w) { return s.size() <= w ? s : s.substr(0, w - 3) + "..."; }
+}  // namespace
+
+std::string render_profile_table(const OpProfile& p, std::size_t top) {
+  const double steps = std::max(1, p.steps);
+  const double ms = 1e-6 / steps;  // ns over all steps -> ms per step
+  const bool accelerator = p.device_type != "cpu";
+  std::string out;
+  out += fmt::format("accelbench profile: {} on {}, batch {}, {} step{} profiled after {} warm-up step{}\n", p.workload,
+                     p.device, p.batch_size, p.steps, p.steps == 1 ? "" : "s", p.warmup_steps, p.warmup_steps == 1 ? "" : "s");
+  out += fmt::format("per step: wall {:.3f} ms, host busy {:.3f} ms, device busy {}\n", p.wall_ns * ms, p.host_busy_ns * ms,
+                     p.device_busy_ns ? fmt::format("{:.3f} ms", *p.device_busy_ns * ms)
+                                      : std::string(accelerator ? "n/a (the profiler records no device activity for this backend)"
+                                                                : "n/a (CPU run)"));
+  out += fmt::format("top {} ops by {} time (per step; % of the step's wall time):\n",
+                     std::min(top, p.ops.size()), p.share_basis);
+  const std::size_t w = 44;
+  out += fmt::format("  {:<{}} {:>7} {:>12} {:>10} {:>9}\n", "op", w, "calls", "self CPU ms", "device ms", "% of step");
+  auto line = [&](const OpRow& r) {
+    out += fmt::format("  {:<{}} {:>7} {:>12.3f} {:>10} {:>8.1f}%\n", shorten(r.name, w), w,
+                       format_calls(static_cast<double>(r.calls) / steps), r.self_cpu_ns * ms,
+                       p.device_activity ? fmt::format("{:.3f}", r.device_ns * ms) : std::string("n/a"), 100 * r.share);
+  };
+  for (std::size_t i = 0; i < p.ops.size() && i < top; ++i) line(p.ops[i]);
+  if (p.ops.size() > top) {
+    OpRow rest;
+    rest.name = fmt::format("[{} more aten ops]", p.ops.size() - top);
+    for (std::size_t i = top; i < p.ops.size(); ++i) {
+      rest.calls += p.ops[i].calls;
+      rest.self_cpu_ns += p.ops[i].self_cpu_ns;
+      rest.device_ns += p.ops[i].device_ns;
+      rest.share += p.ops[i].share;
+    }
+    line(rest);
+  }
+  line(p.other_host);
+
+  if (!accelerator) {
+    out += "host<->device copies: none (CPU run)\n";
+  } else if (p.copies.empty()) {
+    out += "host<->device copies: none recorded\n";
+  } else {
+    out += "host<->device copies (aten::copy_ across devices, .item()):\n";
+    for (const auto& c : p.copies)
+      out += fmt::format("  {:<18} {} per step, {} per step, {:.3f} ms host per step\n", c.direction,
+                         format_calls(static_cast<double>(c.count) / steps), format_bytes(static_cast<double>(c.bytes) / steps),
+                         c.host_ns * ms);
+  }
+  for (const auto& c : p.device_copies)
+    out += fmt::format("  device memcpy {:<6} {} per step, {}, {:.3f} ms device per step\n", c.direction,
+                       format_calls(static_cast<double>(c.count) / steps),
+                       c.bytes >= 0 ? format_bytes(static_cast<double>(c.bytes) / steps) + " per step" : "bytes n/a",
+                       c.device_ns * ms);
+  if (accelerator) {
+    if (p.cpu_ops.empty()) {
+      out += "ops on the CPU during this accelerator run: none (no aten op had all its tensor inputs on the CPU)\n";
+    } else {
+      out += "ops on the CPU during this accelerator run (all tensor inputs on the CPU):\n";
+      for (const auto& r : p.cpu_ops)
+        out += fmt::format("  {:<32} {} per step, {:.3f} ms host per step, e.g. {}\n", shorten(r.name, 32),
+                           format_calls(static_cast<double>(r.calls) / steps), r.host_ns * ms, shorten(r.example_inputs, 80));
+    }
+  }
+  if (p.device_type == "mps" || !p.fallback_warnings.empty()) {
+    if (p.fallback_warnings.empty()) {
+      out += "MPS CPU fallbacks: no fallback warnings during the profiled steps\n";
+    } else {
+      out += "MPS CPU fallbacks (warnings during the profiled steps):\n";
+      for (const auto& [op, count] : p.fallback_warnings)
+        out += fmt::format("  {:<32} {} per step\n", op, format_calls(static_cast<double>(count) / steps));
+    }
+  }
+  if (!p.fallback_suspects.empty()) {
+    out += "ops that moved their inputs to the CPU (aten::_to_cpu inside: the CPU fallback's pattern):\n";
+    for (const auto& [op, count] : p.fallback_suspects)
+      out += fmt::format("  {:<32} {} per step\n", op, format_calls(static_cast<double>(count) / steps));
+  }
+  if (!p.trace_path.empty()) out += fmt::format("Chrome trace: {}\n", p.trace_path);
+  return out;
+}
+
+nlohmann::json profile_to_json(const OpProfile& p, std::size_t top) {
+  auto ms = [](double ns) { return ns * 1e-6; };
+  auto row = [&](const OpRow& r) {
+    nlohmann::json j{{"name", r.name},           {"calls", r.calls},
+                     {"self_cpu_ms", ms(r.self_cpu_ns)}, {"total_cpu_ms", ms(r.total_cpu_ns)},
+                     {"device_events", r.device_events}, {"share", r.share}};
+    j["device_ms"] = p.device_activity ? nlohmann::json(ms(r.device_ns)) : nlohmann::json(nullptr);
+    return j;
+  };
+  nlohmann::json ops = nlohmann::json::array();
+  for (std::size_t i = 0; i < p.ops.size() && (top == 0 || i < top); ++i) ops.push_back(row(p.ops[i]));
+  nlohmann::json copies = nlohmann::json::array();
+  for (const auto& c : p.copies)
+    copies.push_back({{"direction", c.direction}, {"count", c.count}, {"bytes", c.bytes}, {"host_ms", ms(c.host_ns)}});
+  nlohmann::json dcopies = nlohmann::json::array();
+  for (const auto& c : p.device_copies)
+    dcopies.push_back({{"direction", c.direction},
+                       {"count", c.count},
+                       {"bytes", c.bytes >= 0 ? nlohmann::json(c.bytes) : nlohmann::json(nullptr)},
+                       {"device_ms", ms(c.device_ns)}});
+  nlohmann::json cpu_ops = nlohmann::json::array();
+  for (const auto& r : p.cpu_ops)
+    cpu_ops.push_back({{"name", r.name}, {"calls", r.calls}, {"host_ms", ms(r.host_ns)}, {"example_inputs", r.example_inputs}});
+  nlohmann::json j{
+      {"kind", "accelbench.profile"},
+      {"version", 1},
+      {"workload", p.workload},
+      {"device", p.device},
+      {"device_type", p.device_type},
+      {"batch_size", p.batch_size},
+      {"steps", p.steps},
+      {"warmup_steps", p.warmup_steps},
+      {"times", "milliseconds summed over the profiled steps (divide by steps for per step)"},
+      {"wall_ms", ms(p.wall_ns)},
+      {"host_busy_ms", ms(p.host_busy_ns)},
+      {"device_busy_ms", p.device_busy_ns ? nlohmann::json(ms(*p.device_busy_ns)) : nlohmann::json(nullptr)},
+      {"device_activity", p.device_activity},
+      {"share_basis", p.share_basis},
+      {"ops_total", p.ops.size()},
+      {"ops", ops},
+      {"other_host", row(p.other_host)},
+      {"copies", copies},
+      {"device_copies", dcopies},
+      {"cpu_ops", cpu_ops},
+      {"fallback_warnings", p.fallback_warnings},
+      {"fallback_suspects", p.fallback_suspects},
+      {"other_warnings", p.other_warnings},
+      {"trace", p.trace_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.trace_path)}};
+  return j;
+}
+
+}  // namespace accelbench

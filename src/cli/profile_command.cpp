@@ -1,0 +1,144 @@
+// accelbench profile MODEL --device D: where one training step's time goes, op by op (kineto).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "analysis/op_profile.h"
+#include "cli/commands.h"
+#include "core/errors.h"
+#include "device/device.h"
+#include "engine/profiler.h"
+#include "optim/autocast.h"
+#include "workloads/workload.h"
+
+namespace accelbench {
+
+namespace {
+
+struct ProfileCliOptions {
+  std::string model;
+  std::string device = "cpu";
+  std::int64_t batch_size = 64;
+  int steps = 5;
+  int warmup = 3;
+  int top = 20;
+  int threads = 0;
+  std::string dtype = "float32";
+  std::string trace_path;
+  std::string json_path;  // "-": stdout (instead of the table)
+  bool synthetic = false;
+  std::string data_dir;
+  std::string variant;
+  std::int64_t seq_len = 128;
+  std::uint64_t seed = 0;
+};
+
+// An output file must be creatable: its directory exists and is writable, and it is not a directory.
+void check_writable(const std::string& path, const char* option) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw UsageError(fmt::format("{} needs a file name", option));
+  const auto abs = fs::absolute(path);
+  const auto parent = abs.parent_path();
+  if (fs::is_directory(abs)) throw UsageError(fmt::format("cannot write {} {}: it is a directory", option, path));
+  if (!fs::is_directory(parent) || ::access(parent.c_str(), W_OK) != 0)
+    throw UsageError(fmt::format("cannot write {} {}: directory {} does not exist or is not writable", option, path,
+                                 parent.string()));
+  // Probe by opening it (permission bits alone miss read-only file systems such as sysfs for root).
+  const bool existed = fs::exists(abs);
+  {
+    std::ofstream probe(abs, std::ios::app);
+    if (!probe) throw UsageError(fmt::format("cannot write {} {}: the file cannot be opened for writing", option, path));
+  }
+  if (!existed) {
+    std::error_code ec;
+    fs::remove(abs, ec);
+  }
+}
+
+int execute_profile(const ProfileCliOptions& o) {
+  // Validate everything before building anything.
+  auto workload = make_workload(o.model);  // UsageError naming the available models
+  if (o.batch_size < 1) throw UsageError(fmt::format("--batch-size must be at least 1 (got {})", o.batch_size));
+  if (o.steps < 1 || o.steps > 1000) throw UsageError(fmt::format("--steps must be in [1, 1000] (got {})", o.steps));
+  if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+  if (o.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", o.top));
+  if (o.threads < 0) throw UsageError(fmt::format("--threads must be 0 (torch's default) or more (got {})", o.threads));
+  if (o.seq_len < 2 || o.seq_len > 512) throw UsageError(fmt::format("--seq-len must be in [2, 512] (got {})", o.seq_len));
+  const auto precision = parse_precision(o.dtype);
+  if (!o.trace_path.empty()) check_writable(o.trace_path, "--trace");
+  const bool json_stdout = o.json_path == "-";
+  if (!o.json_path.empty() && !json_stdout) check_writable(o.json_path, "--json");
+  if (!o.data_dir.empty() && !std::filesystem::exists(o.data_dir))
+    throw UsageError(fmt::format("--data-dir {} does not exist", o.data_dir));
+  {
+    WorkloadOptions check;
+    check.use_real_data = !o.synthetic;
+    check.data_dir = o.data_dir;
+    check.variant = o.variant;
+    workload->validate(check);
+  }
+  auto device = open_device(o.device);  // UsageError naming the available devices
+
+  ProfileOptions po;
+  po.batch_size = o.batch_size;
+  po.steps = o.steps;
+  po.warmup_steps = o.warmup;
+  po.threads = o.threads;
+  po.seed = o.seed;
+  po.use_real_data = !o.synthetic;
+  po.data_dir = o.data_dir;
+  po.variant = o.variant;
+  po.seq_len = o.seq_len;
+  po.dtype = precision.name;
+  po.trace_path = o.trace_path;
+  std::fprintf(stderr, "accelbench: profiling %s on %s: batch %lld, %d warm-up step%s, %d profiled step%s\n", o.model.c_str(),
+               device->id().c_str(), static_cast<long long>(o.batch_size), o.warmup, o.warmup == 1 ? "" : "s", o.steps,
+               o.steps == 1 ? "" : "s");
+  const auto capture = profile_training(o.model, *workload, *device, po);
+  const auto profile = analyze_profile(capture);
+  const auto json = profile_to_json(profile, static_cast<std::size_t>(o.top));
+  if (json_stdout) {
+    std::cout << json.dump(2) << "\n" << std::flush;
+  } else {
+    std::cout << render_profile_table(profile, static_cast<std::size_t>(o.top)) << std::flush;
+    if (!o.json_path.empty()) {
+      std::ofstream out(o.json_path);
+      out << json.dump(2) << "\n";
+      if (!out) throw std::runtime_error(fmt::format("could not write {}", o.json_path));
+      std::fprintf(stderr, "accelbench: profile written to %s\n", o.json_path.c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<ProfileCliOptions>();
+  auto* cmd = app.add_subcommand("profile", "Profile a few training steps op by op (kineto): self time, device time, copies, CPU fallbacks");
+  cmd->add_option("model", o->model, "Workload: mlp, cnn, transformer, resnet18, bert-base, dcgan")->required();
+  cmd->add_option("--device", o->device, "Device: cpu, cuda, cuda:1, mps, ...")->capture_default_str();
+  cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
+  cmd->add_option("--steps", o->steps, "Training steps profiled")->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "Unprofiled warm-up steps before")->capture_default_str();
+  cmd->add_option("--top", o->top, "Ops listed, by self time (device time when the device's activity is recorded)")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "CPU intra-op threads (0: torch's default)")->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "Precision: float32 or bfloat16 (autocast)")->capture_default_str();
+  cmd->add_option("--trace", o->trace_path, "Write a Chrome trace (chrome://tracing, Perfetto) to this file");
+  cmd->add_option("--json", o->json_path, "Write the profile as JSON to this file; without a file (or '-'): to stdout, no table")
+      ->expected(0, 1)
+      ->default_str("-");
+  cmd->add_flag("--synthetic", o->synthetic, "Use synthetic data even when the dataset files are present");
+  cmd->add_option("--data-dir", o->data_dir, "Dataset directory");
+  cmd->add_option("--variant", o->variant, "Workload variant (resnet18: torchvision or cifar)");
+  cmd->add_option("--seq-len", o->seq_len, "bert-base sequence length")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed for weights and data")->capture_default_str();
+  cmd->callback([&action, o]() { action = [o]() { return execute_profile(*o); }; });
+}
+
+}  // namespace accelbench
