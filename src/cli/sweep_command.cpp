@@ -455,18 +455,7 @@ int execute_sweep_batch(const SweepBatchOptions& o, const CLI::App& cmd) {
   std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(run.wall_s).c_str(),
                o.json_path.empty() ? "" : fmt::format(", results in {}", o.json_path).c_str());
   const bool any_failed = std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return p.outcome == PointOutcome::failed; });
-  const int code = any_failed || !planner.largest_fit() ? 1 : 0;
-  if (scratch) {
-    // KNOWN BUG, worked around: on CUDA (H200, torch 2.11) the parent of an isolated sweep
-    // segfaulted while this function's locals were destroyed, after all its output was written
-    // (root cause not found yet; in-process sweeps and run are fine). Everything is saved and
-    // closed here, so leave at once with the sweep's own exit code.
-    store.reset();
-    scratch.reset();
-    std::fflush(nullptr);
-    std::_Exit(code);
-  }
-  return code;
+  return any_failed || !planner.largest_fit() ? 1 : 0;
 }
 
 // The child's side: one case, its result written (atomically) as CaseResult JSON.
