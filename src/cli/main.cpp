@@ -8,8 +8,6 @@
 #include <vector>
 
 #include <cstdio>
-#include <cstdlib>
-#include <iostream>
 #include <string>
 
 #include "cli/commands.h"
@@ -72,13 +70,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const int code = action();
-    // Everything is written and closed by now. Leave without running static destructors: the
-    // parent of an isolated sweep on CUDA (H200, torch 2.11) crashed in them after its last
-    // output, a known hazard of tearing libtorch's CUDA state down at exit.
-    std::cout.flush();
-    std::fflush(nullptr);
-    std::_Exit(code);
+    return action();
   } catch (const UsageError& e) {
     std::fprintf(stderr, "accelbench: error: %s\n", one_line(e.what()).c_str());
     return 2;
