@@ -68,6 +68,9 @@ class ModuleTask final : public TrainingTask {
 
 std::int64_t count_parameters(const torch::nn::Module& module);
 
+// The index-th augmented CIFAR-10 training batch (resnet18's data) for these options.
+StagedBatch cifar_training_batch(const WorkloadOptions& options, std::int64_t index);
+
 // Builds the task for a classification workload: staged batches, or the pipeline when asked.
 std::unique_ptr<ModuleTask> make_module_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
                                              const WorkloadOptions& options, const BatchProducer& produce,

@@ -216,4 +216,9 @@ class ResNet18Workload final : public Workload {
 
 std::unique_ptr<Workload> make_resnet18_workload() { return std::make_unique<ResNet18Workload>(); }
 
+StagedBatch cifar_training_batch(const WorkloadOptions& o, std::int64_t index) {
+  auto data = std::make_shared<const CifarImages>(load_images(o));
+  return cifar_producer(data, o.batch_size, o.seed)(index);
+}
+
 }  // namespace accelbench

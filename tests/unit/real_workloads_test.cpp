@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "data/batch_loader.h"
+#include "workloads/module_task.h"
 #include "workloads/workload.h"
 
 using namespace accelbench;
@@ -135,4 +136,21 @@ TEST(Pipeline, ResnetWithWorkersAugmentsAndCountsWaits) {
   for (int i = 0; i < 3; ++i) t->step();
   EXPECT_GT(t->take_data_wait_s(), 0.0);
   EXPECT_EQ(t->take_data_wait_s(), 0.0);  // taken
+}
+
+TEST(Augmentation, CifarBatchesHaveTheRightShapesAndVary) {
+  auto o = tiny(6);
+  const auto a = cifar_training_batch(o, 0);
+  const auto b = cifar_training_batch(o, 0);
+  const auto c = cifar_training_batch(o, 1);
+  EXPECT_EQ(a.input.sizes(), (std::vector<std::int64_t>{6, 3, 32, 32}));
+  EXPECT_EQ(a.input.scalar_type(), torch::kFloat);
+  EXPECT_EQ(a.target.sizes(), (std::vector<std::int64_t>{6}));
+  EXPECT_EQ(a.target.scalar_type(), torch::kLong);
+  EXPECT_TRUE(torch::equal(a.input, b.input)) << "deterministic for a given index";
+  EXPECT_FALSE(torch::equal(a.input, c.input)) << "another batch, other crops and flips";
+  // Normalised with CIFAR-10's statistics: values around 0, not in [0, 255].
+  EXPECT_LT(a.input.abs().max().item<float>(), 3.0f);
+  EXPECT_GE(a.target.min().item<std::int64_t>(), 0);
+  EXPECT_LT(a.target.max().item<std::int64_t>(), 10);
 }
