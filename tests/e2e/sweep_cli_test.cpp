@@ -8,40 +8,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "../unit/test_files.h"
+#include "cli_runner.h"
 
 namespace {
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Result run_cli(const std::string& args, const std::string& env = "") {
-  accelbench::testing::TempDir dir;
-  const auto out = dir.file("out"), err = dir.file("err");
-  // Keep the tests' sweeps out of the user's history.
-  const std::string cmd = "env ACCELBENCH_DB=" + dir.file("history.db") + " " + env + " " + ACCELBENCH_BIN + " " + args +
-                          " >" + out + " 2>" + err + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using accelbench::testing::count_lines;
+using accelbench::testing::run_cli;
+using accelbench::testing::slurp;
+using Result = accelbench::testing::CliResult;
 
 void expect_usage_error(const std::string& args, const std::string& fragment) {
   const auto r = run_cli(args);
