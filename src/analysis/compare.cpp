@@ -110,10 +110,11 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
 
 namespace {
 std::string case_label(const CaseSpec& s) {
-  return fmt::format("{} on {} ({}, batch {})", s.workload, s.device, s.dtype, s.batch_size);
+  return fmt::format("{} on {} ({}, batch {})", model_label(s), s.device, s.dtype, s.batch_size);
 }
 bool same_key(const CaseSpec& x, const CaseSpec& y) {
-  return x.workload == y.workload && x.device == y.device && x.dtype == y.dtype && x.batch_size == y.batch_size;
+  return x.workload == y.workload && x.device == y.device && x.dtype == y.dtype && x.batch_size == y.batch_size &&
+         x.width == y.width && x.checkpoint == y.checkpoint;
 }
 }  // namespace
 

@@ -79,7 +79,7 @@ int execute_profile(const ProfileCliOptions& o) {
     check.use_real_data = !o.synthetic;
     check.data_dir = o.data_dir;
     check.variant = o.variant;
-    workload->validate(check);
+    validate_workload_options(*workload, check);
   }
   auto device = open_device(o.device);  // UsageError naming the available devices
 

@@ -183,7 +183,7 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
     check.text_path = o.text_path;
     for (const auto& t : dtypes) {
       check.dtype = t;
-      for (const auto& m : models) make_workload(m)->validate(check);
+      for (const auto& m : models) validate_workload_options(*make_workload(m), check);
     }
   }
   std::string quick_note;

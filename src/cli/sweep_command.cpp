@@ -351,7 +351,7 @@ int execute_sweep_batch(const SweepBatchOptions& o, const CLI::App& cmd) {
     check.use_real_data = !o.synthetic;
     check.data_dir = o.data_dir;
     check.variant = o.variant;
-    workload->validate(check);
+    validate_workload_options(*workload, check);
   }
   if (o.no_isolate && memory_limit) apply_memory_limit(*device, memory_limit);  // this process measures
 

@@ -22,7 +22,12 @@ struct CaseSpec {
   std::string dtype = "float32";
   std::int64_t batch_size = 64;
   int threads = 0;              // CPU intra-op threads used during the case
+  std::int64_t width = 0;       // mlp hidden width (--width); 0: the workload's own (1024)
+  bool checkpoint = false;      // gradient checkpointing of the encoder blocks (--checkpoint)
 };
+
+// "mlp", "mlp[width=4096]", "transformer[checkpoint]": the workload with what changes its model.
+std::string model_label(const CaseSpec& spec);
 
 // Memory during a case. Every field is optional: a backend that cannot tell leaves it empty.
 struct MemoryUsage {
@@ -88,6 +93,19 @@ struct CaseResult {
   std::optional<TelemetrySummary> telemetry;
 };
 
+// Numerical parity of training against a reference (float32 on the same device, or the CPU): the
+// same initial weights and batches, dropout off, K optimizer steps on each (engine/parity.h).
+struct Parity {
+  std::string reference;                 // e.g. "cpu float32", "cuda:0 float32"
+  int steps = 0;
+  std::vector<double> losses, reference_losses;  // the training loss at each step
+  double loss_rel_diff = 0;              // |loss_K - ref_K| / |ref_K|, at the last step
+  double max_loss_rel_diff = 0;          // the largest over the K steps
+  std::optional<double> grad_norm, reference_grad_norm;  // L2 norm of the gradients at step K (unscaled)
+  std::optional<double> grad_norm_rel_diff;
+  std::string error;                     // why it could not be measured (then the figures are empty)
+};
+
 // Speed-up of a device over the baseline (the CPU) for one workload: ratio of medians
 // (baseline / device; > 1 means the device is faster) with its 95% CI.
 struct Speedup {
@@ -97,6 +115,8 @@ struct Speedup {
   std::int64_t batch_size = 0;
   std::string dtype;
   double ratio = 0, ci_low = 0, ci_high = 0;
+  std::string model;            // model_label(): "mlp[width=4096]"; the workload's name when plain
+  std::optional<Parity> parity; // the device's training against the CPU's (run --parity-steps)
 };
 
 struct DeviceDescription {
@@ -143,6 +163,8 @@ void to_json(nlohmann::json& j, const MemoryUsage& v);
 void from_json(const nlohmann::json& j, MemoryUsage& v);
 void to_json(nlohmann::json& j, const CaseResult& v);
 void from_json(const nlohmann::json& j, CaseResult& v);
+void to_json(nlohmann::json& j, const Parity& v);
+void from_json(const nlohmann::json& j, Parity& v);
 void to_json(nlohmann::json& j, const Speedup& v);
 void from_json(const nlohmann::json& j, Speedup& v);
 void to_json(nlohmann::json& j, const RunContext& v);

@@ -14,7 +14,7 @@ using json_util::put_optional;
 
 void to_json(json& j, const CaseSpec& v) {
   j = json{{"workload", v.workload}, {"device", v.device}, {"dtype", v.dtype},
-           {"batch_size", v.batch_size}, {"threads", v.threads}};
+           {"batch_size", v.batch_size}, {"threads", v.threads}, {"width", v.width}, {"checkpoint", v.checkpoint}};
 }
 void from_json(const json& j, CaseSpec& v) {
   j.at("workload").get_to(v.workload);
@@ -22,6 +22,15 @@ void from_json(const json& j, CaseSpec& v) {
   get_if(j, "dtype", v.dtype);
   get_if(j, "batch_size", v.batch_size);
   get_if(j, "threads", v.threads);
+  get_if(j, "width", v.width);
+  get_if(j, "checkpoint", v.checkpoint);
+}
+
+std::string model_label(const CaseSpec& spec) {
+  std::string extra;
+  if (spec.width > 0) extra = "width=" + std::to_string(spec.width);
+  if (spec.checkpoint) extra += std::string(extra.empty() ? "" : ",") + "checkpoint";
+  return extra.empty() ? spec.workload : spec.workload + "[" + extra + "]";
 }
 
 void to_json(json& j, const Summary& v) {
@@ -62,6 +71,8 @@ void to_json(json& j, const CaseResult& v) {
            {"dtype", v.spec.dtype},
            {"batch_size", v.spec.batch_size},
            {"threads", v.spec.threads},
+           {"width", v.spec.width},
+           {"checkpoint", v.spec.checkpoint},
            {"status", v.status},
            {"error", v.error},
            {"stats", v.stats},
@@ -147,16 +158,37 @@ void from_json(const json& j, CaseResult& v) {
   else v.telemetry.reset();
 }
 
+void to_json(json& j, const Parity& v) {
+  j = json{{"reference", v.reference}, {"steps", v.steps}, {"losses", v.losses},
+           {"reference_losses", v.reference_losses}, {"loss_rel_diff", v.loss_rel_diff},
+           {"max_loss_rel_diff", v.max_loss_rel_diff}, {"error", v.error}};
+  put_optional(j, "grad_norm", v.grad_norm);
+  put_optional(j, "reference_grad_norm", v.reference_grad_norm);
+  put_optional(j, "grad_norm_rel_diff", v.grad_norm_rel_diff);
+}
+void from_json(const json& j, Parity& v) {
+  get_if(j, "reference", v.reference); get_if(j, "steps", v.steps);
+  get_if(j, "losses", v.losses); get_if(j, "reference_losses", v.reference_losses);
+  get_if(j, "loss_rel_diff", v.loss_rel_diff); get_if(j, "max_loss_rel_diff", v.max_loss_rel_diff);
+  get_if(j, "error", v.error);
+  get_optional(j, "grad_norm", v.grad_norm);
+  get_optional(j, "reference_grad_norm", v.reference_grad_norm);
+  get_optional(j, "grad_norm_rel_diff", v.grad_norm_rel_diff);
+}
+
 void to_json(json& j, const Speedup& v) {
-  j = json{{"workload", v.workload}, {"device", v.device}, {"baseline_device", v.baseline_device},
-           {"batch_size", v.batch_size}, {"dtype", v.dtype}, {"ratio", v.ratio},
-           {"ci_low", v.ci_low}, {"ci_high", v.ci_high}};
+  j = json{{"workload", v.workload}, {"model", v.model.empty() ? v.workload : v.model}, {"device", v.device},
+           {"baseline_device", v.baseline_device}, {"batch_size", v.batch_size}, {"dtype", v.dtype},
+           {"ratio", v.ratio}, {"ci_low", v.ci_low}, {"ci_high", v.ci_high}};
+  j["parity"] = v.parity ? json(*v.parity) : json(nullptr);
 }
 void from_json(const json& j, Speedup& v) {
   j.at("workload").get_to(v.workload); j.at("device").get_to(v.device);
+  get_if(j, "model", v.model);
   get_if(j, "baseline_device", v.baseline_device); get_if(j, "batch_size", v.batch_size);
   get_if(j, "dtype", v.dtype); get_if(j, "ratio", v.ratio);
   get_if(j, "ci_low", v.ci_low); get_if(j, "ci_high", v.ci_high);
+  get_optional(j, "parity", v.parity);
 }
 
 void to_json(json& j, const RunContext& v) {
@@ -223,12 +255,13 @@ std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases) {
     if (c.status != "ok" || c.spec.device == "cpu" || c.samples.empty()) continue;
     auto base = std::find_if(cases.begin(), cases.end(), [&](const CaseResult& b) {
       return b.status == "ok" && b.spec.device == "cpu" && b.spec.workload == c.spec.workload &&
-             b.spec.dtype == c.spec.dtype && b.spec.batch_size == c.spec.batch_size && !b.samples.empty();
+             b.spec.dtype == c.spec.dtype && b.spec.batch_size == c.spec.batch_size && b.spec.width == c.spec.width &&
+             b.spec.checkpoint == c.spec.checkpoint && !b.samples.empty();
     });
     if (base == cases.end()) continue;
     const auto r = ratio_of_medians(base->samples, c.samples);
     out.push_back(Speedup{c.spec.workload, c.spec.device, "cpu", c.spec.batch_size, c.spec.dtype,
-                          r.ratio, r.low, r.high});
+                          r.ratio, r.low, r.high, model_label(c.spec), std::nullopt});
   }
   return out;
 }

@@ -12,7 +12,7 @@ Plan make_plan(const PlanRequest& req) {
   if (std::find(req.devices.begin(), req.devices.end(), "cpu") != req.devices.end()) order.push_back("cpu");
   for (const auto& m : req.models)
     for (const auto& t : req.dtypes)
-      for (const auto& d : order) p.cases.push_back(CaseSpec{m, d, t, req.batch_size, req.threads});
+      for (const auto& d : order) p.cases.push_back(CaseSpec{m, d, t, req.batch_size, req.threads, req.width, req.checkpoint});
   return p;
 }
 

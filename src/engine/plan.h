@@ -13,6 +13,8 @@ struct PlanRequest {
   std::int64_t batch_size = 64;
   int threads = 0;
   std::vector<std::string> dtypes{"float32"};
+  std::int64_t width = 0;      // mlp hidden width (0: its own)
+  bool checkpoint = false;     // gradient checkpointing (transformer, bert-base)
 };
 
 struct Plan {

@@ -50,6 +50,7 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
   WorkloadOptions info_options;
   info_options.variant = opt.variant;
   info_options.seq_len = opt.seq_len;
+  info_options.width = spec.width;
   const auto info = workload.info_for(info_options);
   r.samples_per_epoch = info.samples_per_epoch;
   r.epoch_unit = info.epoch_unit;
@@ -87,6 +88,8 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     wo.variant = opt.variant;
     wo.text_path = opt.text_path;
     wo.seq_len = opt.seq_len;
+    wo.width = spec.width;
+    wo.checkpoint = spec.checkpoint;
     const auto steps_per_epoch = static_cast<std::int64_t>(
         std::ceil(static_cast<double>(info.samples_per_epoch) / static_cast<double>(spec.batch_size)));
     // A real epoch goes through a whole epoch of distinct batches (the whole data set when real).

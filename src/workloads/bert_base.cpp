@@ -28,8 +28,9 @@ constexpr double kDropout = 0.1, kLnEps = 1e-12;
 nn::LayerNorm layer_norm() { return nn::LayerNorm(nn::LayerNormOptions({kHidden}).eps(kLnEps)); }
 
 struct BertLayerImpl : nn::Module {
-  BertLayerImpl()
-      : query(register_module("query", nn::Linear(kHidden, kHidden))),
+  explicit BertLayerImpl(double dropout_p)
+      : p_drop(dropout_p),
+        query(register_module("query", nn::Linear(kHidden, kHidden))),
         key(register_module("key", nn::Linear(kHidden, kHidden))),
         value(register_module("value", nn::Linear(kHidden, kHidden))),
         attn_out(register_module("attn_out", nn::Linear(kHidden, kHidden))),
@@ -44,14 +45,15 @@ struct BertLayerImpl : nn::Module {
     constexpr auto D = kHidden / kHeads;
     auto heads = [&](const at::Tensor& t) { return t.view({B, S, kHeads, D}).transpose(1, 2); };
     auto ctx = at::scaled_dot_product_attention(heads(query(x)), heads(key(x)), heads(value(x)), mask,
-                                                is_training() ? kDropout : 0.0, /*is_causal=*/false);
+                                                is_training() ? p_drop : 0.0, /*is_causal=*/false);
     ctx = ctx.transpose(1, 2).reshape({B, S, kHidden});
     auto h = attn_norm(x + dropout(attn_out(ctx)));
     auto ff = output(torch::gelu(intermediate(h)));
     return out_norm(h + dropout(ff));
   }
-  at::Tensor dropout(const at::Tensor& t) { return F::dropout(t, F::DropoutFuncOptions().p(kDropout).training(is_training())); }
+  at::Tensor dropout(const at::Tensor& t) { return F::dropout(t, F::DropoutFuncOptions().p(p_drop).training(is_training())); }
 
+  double p_drop;
   nn::Linear query, key, value, attn_out;
   nn::LayerNorm attn_norm;
   nn::Linear intermediate, output;
@@ -60,14 +62,15 @@ struct BertLayerImpl : nn::Module {
 TORCH_MODULE(BertLayer);
 
 struct BertClassifierImpl : nn::Module {
-  BertClassifierImpl()
-      : words(register_module("word_embeddings", nn::Embedding(kVocab, kHidden))),
+  explicit BertClassifierImpl(double dropout_p)
+      : p_drop(dropout_p),
+        words(register_module("word_embeddings", nn::Embedding(kVocab, kHidden))),
         positions(register_module("position_embeddings", nn::Embedding(kPositions, kHidden))),
         types(register_module("token_type_embeddings", nn::Embedding(kTypes, kHidden))),
         emb_norm(register_module("embeddings_norm", layer_norm())),
         pooler(register_module("pooler", nn::Linear(kHidden, kHidden))),
         classifier(register_module("classifier", nn::Linear(kHidden, kLabels))) {
-    for (std::int64_t i = 0; i < kLayers; ++i) layers.push_back(register_module(fmt::format("layer{}", i), BertLayer()));
+    for (std::int64_t i = 0; i < kLayers; ++i) layers.push_back(register_module(fmt::format("layer{}", i), BertLayer(p_drop)));
     // BERT's initialisation: N(0, 0.02) weights, zero biases, unit LayerNorm.
     torch::NoGradGuard no_grad;
     for (auto& p : named_parameters()) {
@@ -81,12 +84,13 @@ struct BertClassifierImpl : nn::Module {
     const auto S = ids.size(1);
     auto pos = torch::arange(S, ids.options());
     auto h = words(ids) + positions(pos).unsqueeze(0) + types(torch::zeros_like(ids));
-    h = F::dropout(emb_norm(h), F::DropoutFuncOptions().p(kDropout).training(is_training()));
+    h = F::dropout(emb_norm(h), F::DropoutFuncOptions().p(p_drop).training(is_training()));
     const auto attend = mask.to(torch::kBool).view({ids.size(0), 1, 1, S});
     for (auto& l : layers) h = l->forward(h, attend);
     auto pooled = torch::tanh(pooler(h.select(1, 0)));  // the [CLS] token
-    return classifier(F::dropout(pooled, F::DropoutFuncOptions().p(kDropout).training(is_training())));
+    return classifier(F::dropout(pooled, F::DropoutFuncOptions().p(p_drop).training(is_training())));
   }
+  double p_drop;
   nn::Embedding words, positions, types;
   nn::LayerNorm emb_norm;
   std::vector<BertLayer> layers;
@@ -180,7 +184,7 @@ class BertBaseWorkload final : public Workload {
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
     torch::manual_seed(o.seed);
-    auto net = BertClassifier();
+    auto net = BertClassifier(o.dropout ? kDropout : 0.0);
     net->to(o.device);
     BatchProducer produce;
     std::string source;

@@ -1,5 +1,9 @@
-// mlp: the article's "simple fully connected network": 784 -> 1024 -> 10, ReLU, on Fashion-MNIST.
+// mlp: the article's "simple fully connected network": 784 -> 1024 -> 10, ReLU, on Fashion-MNIST;
+// --width sets the hidden width (the CPU/accelerator crossover).
+#include <fmt/format.h>
 #include <torch/torch.h>
+
+#include "core/errors.h"
 
 #include "workloads/image_data.h"
 
@@ -7,24 +11,33 @@ namespace accelbench {
 
 namespace {
 constexpr std::int64_t kIn = 784, kHidden = 1024, kClasses = 10;
+std::int64_t hidden_width(const WorkloadOptions& o) { return o.width > 0 ? o.width : kHidden; }
 
 class MlpWorkload final : public Workload {
  public:
-  WorkloadInfo info() const override {
+  WorkloadInfo info() const override { return info_for(WorkloadOptions{}); }
+  WorkloadInfo info_for(const WorkloadOptions& o) const override {
+    const auto h = hidden_width(o);
     WorkloadInfo i;
     i.name = "mlp";
-    i.description = "fully connected 784-1024-10, ReLU, Fashion-MNIST 28x28";
+    i.description = fmt::format("fully connected 784-{}-10, ReLU, Fashion-MNIST 28x28", h);
     i.samples_per_epoch = 60000;
     i.epoch_unit = "images";
-    i.parameter_count = (kIn * kHidden + kHidden) + (kHidden * kClasses + kClasses);
-    i.train_flops_per_sample = 3.0 * 2.0 * static_cast<double>(kIn * kHidden + kHidden * kClasses);
+    i.parameter_count = (kIn * h + h) + (h * kClasses + kClasses);
+    i.train_flops_per_sample = 3.0 * 2.0 * static_cast<double>(kIn * h + h * kClasses);
+    i.has_width = true;
     return i;
+  }
+  void validate(const WorkloadOptions& o) const override {
+    if (o.width < 0 || o.width > (1 << 20))
+      throw UsageError(fmt::format("--width must be between 1 and {} (got {})", 1 << 20, o.width));
   }
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
     torch::manual_seed(o.seed);  // same initial weights on every device: built on the CPU, then moved
     auto net = std::make_shared<torch::nn::SequentialImpl>(
-        torch::nn::Flatten(), torch::nn::Linear(kIn, kHidden), torch::nn::ReLU(), torch::nn::Linear(kHidden, kClasses));
+        torch::nn::Flatten(), torch::nn::Linear(kIn, hidden_width(o)), torch::nn::ReLU(),
+        torch::nn::Linear(hidden_width(o), kClasses));
     net->to(o.device);
     auto forward = [net](const StagedBatch& b) { return net->forward(b.input); };
     return make_fashion_task(net, forward, o);

@@ -5,6 +5,8 @@
 
 #include "optim/autocast.h"
 
+#include <cmath>
+
 namespace accelbench {
 
 std::int64_t count_parameters(const torch::nn::Module& module) {
@@ -94,6 +96,20 @@ double ModuleTask::evaluation_loss() {
   const double value = loss.item<double>();
   module_->train();
   return value;
+}
+
+std::optional<double> ModuleTask::gradient_norm() {
+  torch::NoGradGuard no_grad;
+  at::Tensor sum;
+  for (const auto& p : params_) {
+    if (!p.grad().defined()) continue;
+    const auto sq = p.grad().to(at::kDouble).pow(2).sum();
+    sum = sum.defined() ? sum + sq : sq;
+  }
+  if (!sum.defined()) return std::nullopt;
+  double norm = std::sqrt(sum.item<double>());
+  if (scaler_) norm /= scaler_->scale_value();  // the gradients are still scaled by the loss scale
+  return norm;
 }
 
 std::int64_t ModuleTask::parameter_count() const { return count_parameters(*module_); }

@@ -53,4 +53,14 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   throw UsageError(fmt::format("unknown model '{}'; available: {}", name, fmt::join(workload_names(), ", ")));
 }
 
+void validate_workload_options(const Workload& workload, const WorkloadOptions& options) {
+  const auto info = workload.info_for(options);
+  if (options.width != 0 && !info.has_width)
+    throw UsageError(fmt::format("--width applies to the mlp only, not to {}", info.name));
+  if (options.width < 0) throw UsageError(fmt::format("--width must be positive (got {})", options.width));
+  if (options.checkpoint && !info.has_checkpoint)
+    throw UsageError(fmt::format("--checkpoint applies to transformer and bert-base only, not to {}", info.name));
+  workload.validate(options);
+}
+
 }  // namespace accelbench

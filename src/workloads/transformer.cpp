@@ -16,8 +16,9 @@ constexpr std::int64_t kVocab = 10000, kSeq = 128, kModel = 512, kHeads = 8, kFF
 constexpr double kDropout = 0.1;
 
 struct EncoderLayerImpl : torch::nn::Module {
-  EncoderLayerImpl()
-      : in_proj(register_module("in_proj", torch::nn::Linear(kModel, 3 * kModel))),
+  explicit EncoderLayerImpl(double dropout_p)
+      : p_drop(dropout_p),
+        in_proj(register_module("in_proj", torch::nn::Linear(kModel, 3 * kModel))),
         out_proj(register_module("out_proj", torch::nn::Linear(kModel, kModel))),
         linear1(register_module("linear1", torch::nn::Linear(kModel, kFF))),
         linear2(register_module("linear2", torch::nn::Linear(kFF, kModel))),
@@ -30,38 +31,41 @@ struct EncoderLayerImpl : torch::nn::Module {
     constexpr auto D = kModel / kHeads;
     auto qkv = in_proj(x).view({B, S, 3, kHeads, D}).permute({2, 0, 3, 1, 4});  // [3, B, H, S, D]
     auto attn = at::scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], /*attn_mask=*/{},
-                                                 is_training() ? kDropout : 0.0, /*is_causal=*/false);
+                                                 is_training() ? p_drop : 0.0, /*is_causal=*/false);
     attn = attn.transpose(1, 2).reshape({B, S, kModel});
     auto dropout = [this](const at::Tensor& t) {
-      return F::dropout(t, F::DropoutFuncOptions().p(kDropout).training(is_training()));
+      return F::dropout(t, F::DropoutFuncOptions().p(p_drop).training(is_training()));
     };
     auto h = norm1(x + dropout(out_proj(attn)));
     auto ff = linear2(dropout(torch::relu(linear1(h))));
     return norm2(h + dropout(ff));
   }
 
+  double p_drop;
   torch::nn::Linear in_proj, out_proj, linear1, linear2;
   torch::nn::LayerNorm norm1, norm2;
 };
 TORCH_MODULE(EncoderLayer);
 
 struct TransformerClassifierImpl : torch::nn::Module {
-  TransformerClassifierImpl()
-      : tokens(register_module("tokens", torch::nn::Embedding(kVocab, kModel))),
+  explicit TransformerClassifierImpl(double dropout_p)
+      : p_drop(dropout_p),
+        tokens(register_module("tokens", torch::nn::Embedding(kVocab, kModel))),
         positions(register_module("positions", torch::nn::Embedding(kSeq, kModel))),
         head(register_module("head", torch::nn::Linear(kModel, kClasses))) {
-    for (std::int64_t i = 0; i < kLayers; ++i) layers.push_back(register_module(fmt::format("layer{}", i), EncoderLayer()));
+    for (std::int64_t i = 0; i < kLayers; ++i) layers.push_back(register_module(fmt::format("layer{}", i), EncoderLayer(p_drop)));
   }
 
   at::Tensor forward(const at::Tensor& ids) {  // ids: [B, S] int64
     namespace F = torch::nn::functional;
     auto pos = torch::arange(ids.size(1), ids.options());
     auto h = tokens(ids) + positions(pos).unsqueeze(0);
-    h = F::dropout(h, F::DropoutFuncOptions().p(kDropout).training(is_training()));
+    h = F::dropout(h, F::DropoutFuncOptions().p(p_drop).training(is_training()));
     for (auto& layer : layers) h = layer->forward(h);
     return head(h.mean(1));
   }
 
+  double p_drop;
   torch::nn::Embedding tokens, positions;
   std::vector<EncoderLayer> layers;
   torch::nn::Linear head;
@@ -97,7 +101,7 @@ class TransformerWorkload final : public Workload {
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
     torch::manual_seed(o.seed);
-    auto net = TransformerClassifier();
+    auto net = TransformerClassifier(o.dropout ? kDropout : 0.0);
     net->to(o.device);
     const auto batch = o.batch_size;
     const auto seed = o.seed;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct WorkloadInfo {
   std::string epoch_unit = "samples";
   std::int64_t parameter_count = 0; // analytic; the built model must agree (tests check)
   double train_flops_per_sample = 0;  // analytic: 3 x forward matmul/conv FLOPs (2 per MAC)
+  bool has_width = false;           // the hidden width can be set (--width: mlp)
+  bool has_checkpoint = false;      // gradient checkpointing of its blocks (--checkpoint: transformer, bert-base)
 };
 
 struct WorkloadOptions {
@@ -36,6 +39,9 @@ struct WorkloadOptions {
   std::int64_t seq_len = 128;       // bert-base sequence length
   std::int64_t warmup_steps = 100;  // bert-base: linear learning-rate warm-up (of 1,000 steps)
   std::string dtype = "float32";    // "bfloat16": forward and loss under autocast (mixed precision)
+  std::int64_t width = 0;           // mlp hidden width; 0: the workload's own
+  bool checkpoint = false;          // recompute each encoder block in the backward pass (less memory)
+  bool dropout = true;              // false for numerical parity runs: dropout masks differ between devices
 };
 
 // A model with its optimizer and data on one device. step() = forward, loss, backward, optimizer.
@@ -47,6 +53,9 @@ class TrainingTask {
   virtual void backward(const at::Tensor& loss) = 0;
   virtual void optimizer_step() = 0;                // also clears the gradients
   virtual double evaluation_loss() = 0;             // loss on the first staged batch, eval mode, no grad (syncs)
+  // L2 norm of the current gradients (after backward, before optimizer_step; loss scaling undone);
+  // nullopt where the task cannot tell (a GAN's step is not separable). Synchronizes.
+  virtual std::optional<double> gradient_norm() { return std::nullopt; }
   virtual std::int64_t parameter_count() const = 0;
   virtual std::string data_source() const = 0;
   virtual bool synthetic_data() const = 0;
@@ -81,6 +90,9 @@ class Workload {
 // Registry
 std::vector<std::string> workload_names();                 // in the article's order
 std::unique_ptr<Workload> make_workload(const std::string& name);  // UsageError when unknown
+// The options' checks common to every workload (--width, --checkpoint where the workload has
+// them), then the workload's own validate(). Throws UsageError (one line).
+void validate_workload_options(const Workload& workload, const WorkloadOptions& options);
 std::unique_ptr<Workload> make_mlp_workload();
 std::unique_ptr<Workload> make_cnn_workload();
 std::unique_ptr<Workload> make_transformer_workload();
