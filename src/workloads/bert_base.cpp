@@ -4,7 +4,8 @@
 // at::scaled_dot_product_attention with the padding mask. AdamW (lr 2e-5, weight decay 0.01) with
 // a linear warm-up (10% of 1,000 steps) and linear decay, as transformers' get_linear_schedule_with_warmup.
 // Inputs: --text FILE (LABEL<TAB>text a line, a simple deterministic tokenizer), else synthetic ids
-// with realistic, padded lengths.
+// with realistic, padded lengths. --checkpoint: each of the 12 layers is checkpointed (recomputed
+// in the backward pass).
 #include <ATen/ops/scaled_dot_product_attention.h>
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -13,6 +14,7 @@
 #include <random>
 
 #include "data/tokenizer.h"
+#include "workloads/checkpoint.h"
 #include "workloads/module_task.h"
 
 namespace accelbench {
@@ -62,8 +64,9 @@ struct BertLayerImpl : nn::Module {
 TORCH_MODULE(BertLayer);
 
 struct BertClassifierImpl : nn::Module {
-  explicit BertClassifierImpl(double dropout_p)
+  BertClassifierImpl(double dropout_p, bool checkpoint_layers)
       : p_drop(dropout_p),
+        checkpoint(checkpoint_layers),
         words(register_module("word_embeddings", nn::Embedding(kVocab, kHidden))),
         positions(register_module("position_embeddings", nn::Embedding(kPositions, kHidden))),
         types(register_module("token_type_embeddings", nn::Embedding(kTypes, kHidden))),
@@ -86,11 +89,17 @@ struct BertClassifierImpl : nn::Module {
     auto h = words(ids) + positions(pos).unsqueeze(0) + types(torch::zeros_like(ids));
     h = F::dropout(emb_norm(h), F::DropoutFuncOptions().p(p_drop).training(is_training()));
     const auto attend = mask.to(torch::kBool).view({ids.size(0), 1, 1, S});
-    for (auto& l : layers) h = l->forward(h, attend);
+    for (auto& l : layers) {
+      if (checkpoint)  // the block holds the layer and the mask by value: it runs again in the backward pass
+        h = checkpointed([layer = l.ptr(), attend](const at::Tensor& x) { return layer->forward(x, attend); }, h, l->parameters());
+      else
+        h = l->forward(h, attend);
+    }
     auto pooled = torch::tanh(pooler(h.select(1, 0)));  // the [CLS] token
     return classifier(F::dropout(pooled, F::DropoutFuncOptions().p(p_drop).training(is_training())));
   }
   double p_drop;
+  bool checkpoint;  // recompute each layer in the backward pass (gradient checkpointing)
   nn::Embedding words, positions, types;
   nn::LayerNorm emb_norm;
   std::vector<BertLayer> layers;
@@ -163,11 +172,14 @@ double forward_macs(std::int64_t S) {
 class BertBaseWorkload final : public Workload {
  public:
   WorkloadInfo info() const override { return info_for_seq(128); }
-  WorkloadInfo info_for(const WorkloadOptions& o) const override { return info_for_seq(o.seq_len); }
-  static WorkloadInfo info_for_seq(std::int64_t seq_len) {
+  WorkloadInfo info_for(const WorkloadOptions& o) const override { return info_for_seq(o.seq_len, o.checkpoint); }
+  // The same model and FLOPs when checkpointed (the recompute is not counted, as in MFU figures).
+  static WorkloadInfo info_for_seq(std::int64_t seq_len, bool checkpoint = false) {
     WorkloadInfo i;
     i.name = "bert-base";
-    i.description = fmt::format("BERT-base sequence classifier (2 labels), sequence {}, SDPA attention with padding mask", seq_len);
+    i.description = fmt::format("BERT-base sequence classifier (2 labels), sequence {}, SDPA attention with padding mask{}",
+                                seq_len, checkpoint ? ", checkpointed layers" : "");
+    i.has_checkpoint = true;
     i.samples_per_epoch = 67349;  // the size of SST-2's training split
     i.epoch_unit = "sequences";
     const std::int64_t embeddings = (kVocab + kPositions + kTypes) * kHidden + 2 * kHidden;
@@ -184,7 +196,7 @@ class BertBaseWorkload final : public Workload {
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
     torch::manual_seed(o.seed);
-    auto net = BertClassifier(o.dropout ? kDropout : 0.0);
+    auto net = BertClassifier(o.dropout ? kDropout : 0.0, o.checkpoint);
     net->to(o.device);
     BatchProducer produce;
     std::string source;

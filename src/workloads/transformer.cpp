@@ -3,10 +3,12 @@
 // ReLU), sequence 128, vocabulary 10,000, learned positions, mean-pooled 2-class head.
 // Attention runs through at::scaled_dot_product_attention (the fused kernels), not the C++
 // TransformerEncoderLayer, whose hand-written attention is slower than Python's.
+// --checkpoint: each encoder layer is checkpointed (recomputed in the backward pass).
 #include <ATen/ops/scaled_dot_product_attention.h>
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "workloads/checkpoint.h"
 #include "workloads/module_task.h"
 
 namespace accelbench {
@@ -48,8 +50,9 @@ struct EncoderLayerImpl : torch::nn::Module {
 TORCH_MODULE(EncoderLayer);
 
 struct TransformerClassifierImpl : torch::nn::Module {
-  explicit TransformerClassifierImpl(double dropout_p)
+  TransformerClassifierImpl(double dropout_p, bool checkpoint_layers)
       : p_drop(dropout_p),
+        checkpoint(checkpoint_layers),
         tokens(register_module("tokens", torch::nn::Embedding(kVocab, kModel))),
         positions(register_module("positions", torch::nn::Embedding(kSeq, kModel))),
         head(register_module("head", torch::nn::Linear(kModel, kClasses))) {
@@ -61,11 +64,17 @@ struct TransformerClassifierImpl : torch::nn::Module {
     auto pos = torch::arange(ids.size(1), ids.options());
     auto h = tokens(ids) + positions(pos).unsqueeze(0);
     h = F::dropout(h, F::DropoutFuncOptions().p(p_drop).training(is_training()));
-    for (auto& layer : layers) h = layer->forward(h);
+    for (auto& layer : layers) {
+      if (checkpoint)  // the block holds the layer (a shared pointer): it runs again in the backward pass
+        h = checkpointed([l = layer.ptr()](const at::Tensor& x) { return l->forward(x); }, h, layer->parameters());
+      else
+        h = layer->forward(h);
+    }
     return head(h.mean(1));
   }
 
   double p_drop;
+  bool checkpoint;  // recompute each encoder layer in the backward pass (gradient checkpointing)
   torch::nn::Embedding tokens, positions;
   std::vector<EncoderLayer> layers;
   torch::nn::Linear head;
@@ -96,12 +105,19 @@ class TransformerWorkload final : public Workload {
     const double attention_macs = 2.0 * kSeq * kSeq * kModel;
     const double head_macs = static_cast<double>(kModel) * kClasses;
     i.train_flops_per_sample = 3.0 * 2.0 * (kLayers * (linear_macs + attention_macs) + head_macs);
+    i.has_checkpoint = true;
+    return i;
+  }
+  // The same model and FLOPs (the recompute is not counted, as in MFU figures), checkpointed.
+  WorkloadInfo info_for(const WorkloadOptions& o) const override {
+    auto i = info();
+    if (o.checkpoint) i.description += ", checkpointed layers";
     return i;
   }
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
     torch::manual_seed(o.seed);
-    auto net = TransformerClassifier(o.dropout ? kDropout : 0.0);
+    auto net = TransformerClassifier(o.dropout ? kDropout : 0.0, o.checkpoint);
     net->to(o.device);
     const auto batch = o.batch_size;
     const auto seed = o.seed;
