@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/results.h"
 
 namespace accelbench {
@@ -15,7 +17,9 @@ struct Advice {
   std::vector<std::string> evidence;  // the measured values quoted, as "name=value"
 };
 
-std::vector<Advice> advise(const RunResult& run);
+// `document` is the run's full JSON: a sweep's "sweep" block adds the rules of its kind (batch,
+// precision, threads, workers, crossover).
+std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document = nlohmann::json::object());
 std::string render_advice(const std::vector<Advice>& advice);
 
 }  // namespace accelbench

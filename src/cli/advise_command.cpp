@@ -21,7 +21,7 @@ void add_advise_command(CLI::App& app, Action& action) {
     action = [run, db]() {
       const std::string path = db->empty() ? HistoryStore::default_path() : *db;
       const auto src = run->empty() ? load_latest_run(path) : load_run_source(*run, path);
-      const auto advice = advise(src.run);
+      const auto advice = advise(src.run, src.document);
       std::cout << fmt::format("Advice for {}:\n", src.name);
       if (advice.empty()) std::cout << "  nothing to advise: no measurement in this run calls for a change.\n";
       else std::cout << render_advice(advice).substr(render_advice(advice).find('\n') + 1);

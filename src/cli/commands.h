@@ -18,7 +18,7 @@ void add_compare_command(CLI::App& app, Action& action);
 void add_report_command(CLI::App& app, Action& action);
 void add_advise_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
-// Hidden: `_measure-case`, run by an isolated sweep point's child process (sweep_command.cpp).
+// Hidden: `_measure-case`, run by an isolated sweep point's child process (measure_case_command.cpp).
 void add_measure_case_command(CLI::App& app, Action& action);
 
 }  // namespace accelbench

@@ -16,6 +16,8 @@
 #include "core/durations.h"
 #include "core/errors.h"
 #include "device/device.h"
+#include "core/parity.h"
+#include "engine/parity.h"
 #include "engine/plan.h"
 #include "engine/runner.h"
 #include "engine/torch_info.h"
@@ -49,6 +51,9 @@ struct RunOptions {
   std::string variant;
   std::string text_path;
   std::int64_t seq_len = 128;
+  std::int64_t width = 0;
+  bool checkpoint = false;
+  int parity_steps = 5;
   bool no_telemetry = false;
   double telemetry_hz = 20;
   int epochs = 1;
@@ -140,6 +145,14 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   if (!(o.telemetry_hz >= 0.5 && o.telemetry_hz <= 1000))
     throw UsageError(fmt::format("--telemetry-hz must be between 0.5 and 1000 readings per second (got {})", o.telemetry_hz));
   if (o.epochs < 1) throw UsageError(fmt::format("--epochs must be at least 1 (got {})", o.epochs));
+  if (cmd.count("--width") && o.width < 1) throw UsageError(fmt::format("--width must be at least 1 (got {})", o.width));
+  if (o.parity_steps < 0 || o.parity_steps > 1000)
+    throw UsageError(fmt::format("--parity-steps must be in [0, 1000] (got {})", o.parity_steps));
+  for (const auto& d : devices) {
+    if (d == "cpu") continue;
+    const auto type = open_device(d)->torch_device().type();
+    for (const auto& t : dtypes) check_precision_on_device(parse_precision(t), type, d);
+  }
   const double cooldown = parse_duration_seconds(o.cooldown);
 
   // The history is opened (created, migrated, or refused when damaged) before anything is measured.
@@ -181,6 +194,8 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
     check.data_dir = o.data_dir;
     check.variant = o.variant;
     check.text_path = o.text_path;
+    check.width = o.width;
+    check.checkpoint = o.checkpoint;
     for (const auto& t : dtypes) {
       check.dtype = t;
       for (const auto& m : models) validate_workload_options(*make_workload(m), check);
@@ -198,6 +213,8 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   req.dtypes = dtypes;
   req.batch_size = o.batch_size;
   req.threads = o.threads;
+  req.width = o.width;
+  req.checkpoint = o.checkpoint;
   auto plan = make_plan(req);
   if (o.quick && cmd.count("--batch-size") == 0)
     for (auto& c : plan.cases)
@@ -231,6 +248,9 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
                           {"synthetic_forced", o.synthetic},
                           {"data_dir", o.data_dir},
                           {"seed", o.seed},
+                          {"width", o.width},
+                          {"checkpoint", o.checkpoint},
+                          {"parity_steps", o.parity_steps},
                           {"timing", "host steady_clock around K training steps, closed by a device synchronization"}};
   RunResult run;
   run.context = collect_context(settings);
@@ -275,6 +295,29 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
     if (!o.json_path.empty()) write_json_report(run, o.json_path);  // each case saved as soon as it is measured
   }
   run.speedups = compute_speedups(run.cases);
+  // Numerical parity beside each speed-up: the same initial weights and batches on the device and
+  // on the CPU, K steps each (dropout off).
+  const int parity_steps = (o.quick && cmd.count("--parity-steps") == 0) ? 2 : o.parity_steps;
+  if (parity_steps > 0 && !run.speedups.empty()) {
+    for (auto& s : run.speedups) {
+      const auto c = std::find_if(run.cases.begin(), run.cases.end(), [&](const CaseResult& x) {
+        return x.spec.device == s.device && x.spec.workload == s.workload && x.spec.dtype == s.dtype &&
+               x.spec.batch_size == s.batch_size && model_label(x.spec) == s.model;
+      });
+      if (c == run.cases.end()) continue;
+      std::fprintf(stderr, "accelbench: parity of %s on %s against the CPU (%d steps each)...\n", s.model.c_str(), s.device.c_str(),
+                   parity_steps);
+      auto workload = make_workload(s.workload);
+      auto device = open_device(s.device);
+      auto cpu = open_device("cpu");
+      CaseSpec cpu_spec = c->spec;
+      cpu_spec.device = "cpu";
+      cpu_spec.threads = o.threads;
+      const auto on_device = train_for_parity(c->spec, *workload, *device, mo, parity_steps);
+      const auto on_cpu = train_for_parity(cpu_spec, *workload, *cpu, mo, parity_steps);
+      s.parity = make_parity(on_device, on_cpu, fmt::format("cpu {}", s.dtype));
+    }
+  }
   run.wall_s = elapsed();
   if (!o.json_path.empty()) write_json_report(run, o.json_path);
   if (store) {
@@ -297,7 +340,8 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--devices", o->devices, "Comma-separated devices (cpu, cuda, cuda:1, mps) or 'all'")->capture_default_str();
   cmd->add_option("--dtype", o->dtypes,
-                  "Comma-separated precisions: float32, bfloat16, float16 (autocast mixed precision, fp32 weights; float16 with loss scaling)")
+                  "Comma-separated precisions: float32, tfloat32 (CUDA: TF32 matmuls), bfloat16, float16 (autocast mixed "
+                  "precision, fp32 weights; float16 with loss scaling)")
       ->capture_default_str();
   cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU intra-op threads (0: torch's default, one per core)")->capture_default_str();
@@ -330,6 +374,13 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--text", o->text_path, "bert-base: labelled text, one 'LABEL<TAB>text' a line (default: synthetic)");
   cmd->add_option("--seq-len", o->seq_len, "bert-base sequence length")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for weights and data")->capture_default_str();
+  cmd->add_option("--width", o->width, "mlp hidden width (default 1024)");
+  cmd->add_flag("--checkpoint", o->checkpoint,
+                "Gradient checkpointing of the encoder blocks (transformer, bert-base): less memory, more compute");
+  cmd->add_option("--parity-steps", o->parity_steps,
+                  "Numerical parity beside each speed-up: train K steps on the device and on the CPU from the same weights "
+                  "and batches (dropout off) and compare the losses and gradient norms; 0: off")
+      ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Write every setting, sample and statistic to this JSON file");
   cmd->add_flag("--no-progress", o->no_progress, "No progress line on stderr");
   cmd->add_option("--db", o->db_path, "History database the run is stored in (default: $XDG_DATA_HOME/accelbench/history.db)");

@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "device/device.h"
+#include "optim/autocast.h"
 #include "telemetry/sampler.h"
 #include "workloads/workload.h"
 
@@ -51,6 +52,7 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
   info_options.variant = opt.variant;
   info_options.seq_len = opt.seq_len;
   info_options.width = spec.width;
+  info_options.checkpoint = spec.checkpoint;
   const auto info = workload.info_for(info_options);
   r.samples_per_epoch = info.samples_per_epoch;
   r.epoch_unit = info.epoch_unit;
@@ -73,6 +75,7 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
   // phase's device synchronizations, the same boundaries as the timing.
   std::optional<Sampler> telemetry;
   try {
+    Tf32Guard tf32(parse_precision(spec.dtype).tf32);  // tfloat32: TF32 matmuls for this case only
     if (spec.threads > 0) at::set_num_threads(spec.threads);
     r.spec.threads = at::get_num_threads();
     report("build", 0, INFINITY);

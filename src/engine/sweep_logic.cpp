@@ -99,6 +99,66 @@ std::optional<std::int64_t> find_knee(const std::vector<ThroughputPoint>& points
   return knee;
 }
 
+std::vector<int> thread_points(int max_threads) {
+  std::vector<int> out;
+  for (int t = 1; t < max_threads; t *= 2) out.push_back(t);
+  if (max_threads >= 1) out.push_back(max_threads);
+  return out;
+}
+
+std::vector<int> worker_points(int max_workers) {
+  std::vector<int> out{0};
+  if (max_workers < 1) return out;
+  for (int w = 1; w < max_workers; w *= 2) out.push_back(w);
+  out.push_back(max_workers);
+  return out;
+}
+
+Crossover find_crossover(std::vector<SpeedupPoint> points) {
+  Crossover c;
+  std::erase_if(points, [](const SpeedupPoint& p) { return !std::isfinite(p.ratio) || p.ratio <= 0; });
+  if (points.empty()) return c;
+  std::sort(points.begin(), points.end(), [](const SpeedupPoint& a, const SpeedupPoint& b) { return a.x < b.x; });
+  std::size_t first_fast = points.size();  // start of the suffix where every CI lies above 1
+  while (first_fast > 0 && points[first_fast - 1].low > 1.0) --first_fast;
+  auto cpu_faster_below = [&](std::size_t end) {
+    std::optional<std::int64_t> last;
+    for (std::size_t i = 0; i < end; ++i)
+      if (points[i].high < 1.0) last = points[i].x;
+    return last;
+  };
+  if (first_fast == 0) {
+    c.kind = CrossoverKind::accelerator_always;
+    c.at = points.front().x;
+  } else if (first_fast < points.size()) {
+    c.kind = CrossoverKind::crosses;
+    c.at = points[first_fast].x;
+    c.cpu_until = cpu_faster_below(first_fast);
+  } else {
+    const bool all_cpu = std::all_of(points.begin(), points.end(), [](const SpeedupPoint& p) { return p.high < 1.0; });
+    c.kind = all_cpu ? CrossoverKind::cpu_always : CrossoverKind::never;
+    c.cpu_until = cpu_faster_below(points.size());
+  }
+  return c;
+}
+
+std::string describe_crossover(const Crossover& c, const std::string& axis) {
+  switch (c.kind) {
+    case CrossoverKind::none: return "no point measured on both devices";
+    case CrossoverKind::accelerator_always:
+      return fmt::format("the accelerator is faster over the whole range (from {} {})", axis, *c.at);
+    case CrossoverKind::crosses:
+      return fmt::format("the accelerator overtakes the CPU at {} {} and stays ahead{}", axis, *c.at,
+                         c.cpu_until ? fmt::format("; the CPU is faster up to {} {}", axis, *c.cpu_until)
+                                     : std::string("; below it the two are within the noise"));
+    case CrossoverKind::cpu_always: return "the CPU is faster at every point: the accelerator never overtakes it in this range";
+    case CrossoverKind::never:
+      return fmt::format("the accelerator does not overtake the CPU in this range (at the largest {} the two are within the noise{})",
+                         axis, c.cpu_until ? fmt::format("; the CPU is faster up to {} {}", axis, *c.cpu_until) : std::string());
+  }
+  return "";
+}
+
 std::uint64_t parse_memory_size(std::string_view text) {
   const std::string original(text);
   auto bad = [&]() {

@@ -79,6 +79,36 @@ struct ThroughputPoint {
 // non-finite or non-positive throughput are ignored); nullopt when there is none.
 std::optional<std::int64_t> find_knee(const std::vector<ThroughputPoint>& points, double tolerance = kKneeTolerance);
 
+// The CPU intra-op threads a threads sweep measures: powers of two below `max_threads`, then
+// `max_threads` itself (16 -> 1 2 4 8 16; 6 -> 1 2 4 6). Requires max_threads >= 1.
+std::vector<int> thread_points(int max_threads);
+// The data-loader workers a workers sweep measures: 0 (in the training thread), then powers of two
+// below `max_workers`, then `max_workers` (4 -> 0 1 2 4; 6 -> 0 1 2 4 6). Requires max_workers >= 0.
+std::vector<int> worker_points(int max_workers);
+
+// The accelerator's speed-up over the CPU at one point of a crossover sweep (a batch size or a
+// width), with its 95% CI.
+struct SpeedupPoint {
+  std::int64_t x = 0;
+  double ratio = 0, low = 0, high = 0;
+};
+enum class CrossoverKind {
+  accelerator_always,  // faster (CI above 1) at every point of the range
+  crosses,             // faster from `at` to the end of the range, not below it
+  cpu_always,          // the CPU faster (CI below 1) at every point
+  never,               // the accelerator is not faster at the end of the range (CIs touch 1 or the CPU wins)
+  none,                // no point measured
+};
+struct Crossover {
+  CrossoverKind kind = CrossoverKind::none;
+  std::optional<std::int64_t> at;        // the smallest x from which the accelerator is faster up to the end
+  std::optional<std::int64_t> cpu_until; // the largest x below `at` (or anywhere, when it never crosses) where the CPU is faster
+};
+// Where the accelerator overtakes the CPU: the smallest x such that the speed-up's CI lies above 1
+// at x and at every larger x of the range (so a lucky point below a slower one does not count).
+Crossover find_crossover(std::vector<SpeedupPoint> points);
+std::string describe_crossover(const Crossover& c, const std::string& axis);
+
 // "16GiB", "512 MiB", "1.5G", "8GB", "1000000" (bytes). Binary units: KiB MiB GiB TiB and the bare
 // K M G T; decimal: KB MB GB TB (case-insensitive). Throws UsageError (one line) on anything else,
 // on a negative size or on zero.

@@ -4,6 +4,7 @@
 #include <ATen/autocast_mode.h>
 
 #include <string>
+#include <vector>
 
 namespace accelbench {
 
@@ -34,13 +35,33 @@ class AutocastGuard {
   at::ScalarType prev_dtype_ = at::kFloat;
 };
 
-// "float32" | "bfloat16" | "float16" (both autocast; float16 with loss scaling). Throws UsageError
-// for other names.
+// "float32" | "tfloat32" (float32 with TF32 matmuls, CUDA) | "bfloat16" | "float16" (both
+// autocast; float16 with loss scaling). Throws UsageError for other names.
 struct Precision {
   std::string name = "float32";
   bool autocast = false;
   at::ScalarType dtype = at::kFloat;
+  bool tf32 = false;  // float32 tensors, TF32 tensor-core matmuls (torch.backends.cuda.matmul.allow_tf32)
 };
 Precision parse_precision(const std::string& name);
+
+// The precisions a device type can run, in sweep order: cpu float32 bfloat16 float16; cuda adds
+// tfloat32; mps float32 float16 bfloat16.
+std::vector<std::string> precisions_for(c10::DeviceType device);
+// UsageError (one line) when `precision` cannot run on `device` (tfloat32 off CUDA).
+void check_precision_on_device(const Precision& precision, c10::DeviceType device, const std::string& device_id);
+
+// TF32 matmuls on (CUDA) for the guard's lifetime, when `enabled`; the previous setting is restored.
+class Tf32Guard {
+ public:
+  explicit Tf32Guard(bool enabled);
+  ~Tf32Guard();
+  Tf32Guard(const Tf32Guard&) = delete;
+  Tf32Guard& operator=(const Tf32Guard&) = delete;
+
+ private:
+  bool active_;
+  bool previous_ = false;
+};
 
 }  // namespace accelbench

@@ -1,5 +1,7 @@
 #include "report/terminal_table.h"
 
+#include "core/parity.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -182,6 +184,12 @@ std::string render_terminal_report(const RunResult& run) {
     out += " ~ = noisy: CI target not met in the time allowed.";
   out += "\n";
   if (devices.size() == 1 && devices.front() == "cpu") out += "No accelerator found: CPU only (see `accelbench doctor`).\n";
+  if (std::any_of(run.speedups.begin(), run.speedups.end(), [](const Speedup& s) { return s.parity.has_value(); })) {
+    out += "Numerical parity with the CPU (same initial weights and batches, dropout off):\n";
+    for (const auto& s : run.speedups)
+      if (s.parity)
+        out += fmt::format("  {} on {} ({}): {}\n", s.model.empty() ? s.workload : s.model, s.device, s.dtype, describe_parity(*s.parity));
+  }
   out += "\n";
 
   // Table 2: one line per case.
@@ -190,7 +198,7 @@ std::string render_terminal_report(const RunResult& run) {
                 "loss before->after", "data", "notes"});
   for (const auto& c : run.cases) {
     if (c.status != "ok") {
-      t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), "-", "-", "-", "-", "-", "-", "-",
+      t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), "-", "-", "-", "-", "-", "-", "-",
                     "-", "FAILED: " + c.error});
       continue;
     }
@@ -204,7 +212,7 @@ std::string render_terminal_report(const RunResult& run) {
                                   c.input_bound ? ": INPUT-BOUND" : ""));
     if (c.telemetry && c.telemetry->throttled)
       notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
-    t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
+    t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
                   fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory(c),
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",

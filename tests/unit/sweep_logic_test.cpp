@@ -249,3 +249,62 @@ TEST(ChildProcess, ExitCodesSignalsAndTimeouts) {
 
   EXPECT_FALSE(self_executable_path().empty());
 }
+
+// ---- threads and workers sweeps ------------------------------------------------------------------
+
+TEST(SweepLogic, ThreadPointsArePowersOfTwoThenTheMaximum) {
+  EXPECT_EQ(thread_points(16), (std::vector<int>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(thread_points(6), (std::vector<int>{1, 2, 4, 6}));
+  EXPECT_EQ(thread_points(2), (std::vector<int>{1, 2}));
+  EXPECT_EQ(thread_points(1), (std::vector<int>{1}));
+}
+
+TEST(SweepLogic, WorkerPointsStartAtZero) {
+  EXPECT_EQ(worker_points(4), (std::vector<int>{0, 1, 2, 4}));
+  EXPECT_EQ(worker_points(6), (std::vector<int>{0, 1, 2, 4, 6}));
+  EXPECT_EQ(worker_points(1), (std::vector<int>{0, 1}));
+  EXPECT_EQ(worker_points(0), (std::vector<int>{0}));
+}
+
+// ---- crossover -------------------------------------------------------------------------------------
+
+TEST(Crossover, CrossesWhereTheCiLeavesOneForGood) {
+  // CPU faster at 8 and 16, noise at 32, a lucky point at 64 (above 1) then noise at 128, then
+  // faster from 256 on: the crossover is 256, not 64.
+  const auto c = find_crossover({{8, 0.5, 0.4, 0.6},
+                                 {16, 0.7, 0.6, 0.8},
+                                 {32, 0.98, 0.9, 1.05},
+                                 {64, 1.1, 1.02, 1.2},
+                                 {128, 1.05, 0.97, 1.1},
+                                 {256, 1.6, 1.4, 1.7},
+                                 {512, 2.5, 2.3, 2.7}});
+  EXPECT_EQ(c.kind, CrossoverKind::crosses);
+  EXPECT_EQ(c.at, 256);
+  EXPECT_EQ(c.cpu_until, 16);
+  EXPECT_NE(describe_crossover(c, "batch").find("overtakes the CPU at batch 256"), std::string::npos);
+}
+
+TEST(Crossover, UnsortedInputIsSortedFirst) {
+  const auto c = find_crossover({{512, 2.5, 2.3, 2.7}, {8, 0.5, 0.4, 0.6}, {64, 1.3, 1.2, 1.4}});
+  EXPECT_EQ(c.kind, CrossoverKind::crosses);
+  EXPECT_EQ(c.at, 64);
+  EXPECT_EQ(c.cpu_until, 8);
+}
+
+TEST(Crossover, AlwaysFasterCpuAlwaysAndNever) {
+  const auto a = find_crossover({{8, 1.2, 1.1, 1.3}, {16, 1.5, 1.4, 1.6}});
+  EXPECT_EQ(a.kind, CrossoverKind::accelerator_always);
+  EXPECT_EQ(a.at, 8);
+  const auto b = find_crossover({{8, 0.5, 0.4, 0.6}, {16, 0.8, 0.7, 0.9}});
+  EXPECT_EQ(b.kind, CrossoverKind::cpu_always);
+  EXPECT_FALSE(b.at);
+  EXPECT_EQ(b.cpu_until, 16);
+  // The last point's CI touches 1: no crossover, even though an earlier point was faster.
+  const auto n = find_crossover({{8, 0.5, 0.4, 0.6}, {16, 1.3, 1.2, 1.4}, {32, 1.02, 0.95, 1.1}});
+  EXPECT_EQ(n.kind, CrossoverKind::never);
+  EXPECT_FALSE(n.at);
+  EXPECT_EQ(n.cpu_until, 8);
+  EXPECT_EQ(find_crossover({}).kind, CrossoverKind::none);
+  // Failed points (no ratio) are ignored.
+  EXPECT_EQ(find_crossover({{8, 0, 0, 0}}).kind, CrossoverKind::none);
+}

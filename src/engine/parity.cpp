@@ -1,0 +1,60 @@
+#include "engine/parity.h"
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+#include <torch/torch.h>
+
+#include "core/errors.h"
+#include "device/device.h"
+#include "engine/runner.h"
+#include "optim/autocast.h"
+#include "workloads/workload.h"
+
+namespace accelbench {
+
+ParityTrace train_for_parity(const CaseSpec& spec, const Workload& workload, Device& device, const MeasureOptions& opt,
+                             int steps) {
+  ParityTrace trace;
+  try {
+    Tf32Guard tf32(parse_precision(spec.dtype).tf32);
+    if (spec.threads > 0) at::set_num_threads(spec.threads);
+    WorkloadOptions wo;
+    wo.device = device.torch_device();
+    wo.batch_size = spec.batch_size;
+    wo.seed = opt.seed;
+    wo.use_real_data = opt.use_real_data;
+    wo.data_dir = opt.data_dir;
+    wo.dtype = spec.dtype;
+    wo.variant = opt.variant;
+    wo.text_path = opt.text_path;
+    wo.seq_len = opt.seq_len;
+    wo.width = spec.width;
+    wo.checkpoint = spec.checkpoint;
+    wo.dropout = false;
+    auto task = workload.build(wo);
+    for (int k = 1; k <= steps; ++k) {
+      at::Tensor loss;
+      if (task->supports_phases()) {
+        loss = task->forward_loss();
+        task->backward(loss);
+        if (k == steps) trace.grad_norm = task->gradient_norm();
+        task->optimizer_step();
+      } else {
+        loss = task->step();
+      }
+      trace.losses.push_back(loss.item<double>());
+    }
+    task.reset();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const c10::Error& e) {
+    const std::string msg = e.what_without_backtrace();
+    trace.error = msg.substr(0, msg.find('\n'));
+  } catch (const std::exception& e) {
+    trace.error = e.what();
+  }
+  device.empty_cache();
+  return trace;
+}
+
+}  // namespace accelbench
