@@ -265,10 +265,14 @@ std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document)
     }
     // 3. Noisy: the numbers are less certain than asked for.
     if (c.noisy) {
+      const bool wide = c.relative_ci_half_width > c.ci_target;
       out.push_back({"noisy", subject_of(c),
-                     fmt::format("the median's 95% CI is +-{} (target +-{}) after {} samples: close other programs, or give "
-                                 "it more time (--max-time-per-case, --budget) before trusting differences under {}",
-                                 pct(c.relative_ci_half_width), pct(c.ci_target), c.stats.n, pct(c.relative_ci_half_width)),
+                     wide ? fmt::format("the median's 95% CI is +-{} (target +-{}) after {} samples: close other programs, or "
+                                        "give it more time (--max-time-per-case, --budget) before trusting differences under {}",
+                                        pct(c.relative_ci_half_width), pct(c.ci_target), c.stats.n, pct(c.relative_ci_half_width))
+                          : fmt::format("only {} samples fit in the time allowed (fewer than the minimum asked for): give it more "
+                                        "time (--max-time-per-case, --budget) before trusting its CI of +-{}",
+                                        c.stats.n, pct(c.relative_ci_half_width)),
                      {"ci_half_width=" + pct(c.relative_ci_half_width), fmt::format("n={}", c.stats.n)}});
     }
     // 4. Memory headroom on the device.

@@ -4,7 +4,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <execinfo.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <vector>
 
 #include <cstdio>
@@ -21,10 +26,26 @@ std::string one_line(std::string s) {
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
 }
+// A fatal signal leaves a backtrace on stderr (async-signal-safe calls only), then dies of the same
+// signal, so that a crash names where it happened instead of only "Segmentation fault".
+void on_fatal_signal(int sig) {
+  const char* name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : "signal";
+  const char head[] = "accelbench: fatal ";
+  (void)!::write(2, head, sizeof(head) - 1);
+  (void)!::write(2, name, std::strlen(name));
+  const char tail[] = "; backtrace:\n";
+  (void)!::write(2, tail, sizeof(tail) - 1);
+  void* frames[64];
+  const int n = ::backtrace(frames, 64);
+  ::backtrace_symbols_fd(frames, n, 2);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace accelbench;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_fatal_signal);
   CLI::App app{"accelbench: measures how much faster PyTorch training runs on each accelerator than on the CPU,\n"
                "with medians, confidence intervals, speed-ups and memory. Exit codes: 0 ok, 1 a case failed or a\n"
                "check found a problem, 2 bad input."};

@@ -203,7 +203,10 @@ std::string render_terminal_report(const RunResult& run) {
       continue;
     }
     std::vector<std::string> notes;
-    if (c.noisy) notes.push_back(fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target));
+    if (c.noisy)
+      notes.push_back(c.relative_ci_half_width > c.ci_target
+                          ? fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target)
+                          : fmt::format("noisy (only {} samples in the time allowed)", c.stats.n));
     if (!c.warmup_stable) notes.push_back("warm-up not stable");
     if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
     if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
