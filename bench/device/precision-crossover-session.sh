@@ -7,7 +7,7 @@
 # The source is unpacked once into /tmp/accelbench-src and rebuilt incrementally while the
 # machine stays warm.
 set -uo pipefail
-part=${1:?part 1, 2 or 3}
+part=${1:?part 1, 2, 3 or 4}
 OUT=${OUT:-/tmp/accelbench-out}
 mkdir -p "$OUT"
 log="$OUT/session-$part.log"
@@ -65,6 +65,9 @@ precision() {  # model, budget
     echo "exit $?"
     ;;
   3)
+    echo "== the isolated sweep's parent on CUDA (known SIGSEGV at exit; the crash handler prints a backtrace)"
+    timeout 120 $B sweep batch --model mlp --device cuda --to 16 --budget 20s --no-save >"$OUT/crash-stdout.txt" 2>"$OUT/crash-stderr.txt"
+    echo "exit $?"
     echo "== batch sweep transformer --checkpoint, 16 GiB"
     timeout 260 $B sweep batch --model transformer --device cuda --checkpoint --memory-limit 16GiB --budget 150s \
       --max-time-per-point 20s --no-save --json "$OUT/sweep-transformer-16g-checkpoint.json"
@@ -77,6 +80,19 @@ precision() {  # model, budget
       --json "$OUT/workers-resnet18.json"
     echo "exit $?"
     ;;
+  4)
+    echo "== the isolated sweep's parent on CUDA, NVML no longer unloaded"
+    timeout 120 $B sweep batch --model mlp --device cuda --to 16 --budget 20s --no-save >"$OUT/crash-stdout.txt" 2>"$OUT/crash-stderr.txt"
+    echo "exit $?"
+    precision resnet18 50s
+    precision transformer 50s
+    precision dcgan 40s
+    echo "== batch sweep transformer without checkpointing, 16 GiB (the same settings as part 3)"
+    timeout 200 $B sweep batch --model transformer --device cuda --memory-limit 16GiB --budget 100s \
+      --max-time-per-point 20s --no-save --json "$OUT/sweep-transformer-16g.json" | tail -22
+    echo "exit ${PIPESTATUS[0]}"
+    ;;
   esac
 } >>"$log" 2>&1
-tail -c 11500 "$log"
+tail -c 9000 "$log"
+if [[ -f $OUT/crash-stderr.txt ]]; then echo "== crash stderr (tail)"; tail -c 2500 "$OUT/crash-stderr.txt"; fi

@@ -104,10 +104,14 @@ void advise_precision_sweep(const nlohmann::json& sw, std::vector<Advice>& out) 
     const double drift = has_parity ? parity["loss_rel_diff"].get<double>() : 0;
     const double tolerance = sw.value("parity_tolerance", 0.02);
     if (has_parity && drift > tolerance) {
+      std::string floor_text;
+      if (const auto& f = sw.value("parity_floor", nlohmann::json()); f.is_object() && f.value("error", std::string()).empty())
+        floor_text = fmt::format("; float32 against itself drifts by {:.2g}%{}", 100 * f.value("loss_rel_diff", 0.0),
+                                 f.value("loss_rel_diff", 0.0) > tolerance ? ", so this training is chaotic at these settings" : "");
       out.push_back({"precision-drifts", subject,
                      fmt::format("{} is {} the speed of float32 but its loss after {} steps differs from float32's by {:.2g}% "
-                                 "(more than {:.0f}%): check its training curve before switching",
-                                 name, figure, steps, 100 * drift, 100 * tolerance),
+                                 "(more than {:.0f}%{}): check its training curve before switching",
+                                 name, figure, steps, 100 * drift, 100 * tolerance, floor_text),
                      {"speedup=" + figure, fmt::format("loss_rel_diff={:.3g}", drift)}});
     } else if (sp["low"].get<double>() > 1.05) {
       std::string parity_text = has_parity ? fmt::format(", loss within {:.2g}% of float32 after {} identical steps", 100 * drift, steps)
@@ -180,7 +184,7 @@ void advise_crossover(const nlohmann::json& sw, std::vector<Advice>& out) {
     const auto at = c["at"].get<std::int64_t>();
     const auto figure = speedup_at(at);
     out.push_back({"crossover", subject,
-                   fmt::format("this model is overhead-bound at small {0}es: the accelerator wins only from {0} {1} ({2}); "
+                   fmt::format("this model is overhead-bound when small: the accelerator wins only from {0} {1} ({2}); "
                                "below it, {3}",
                                axis, at, figure,
                                c["cpu_until"].is_null() ? "the two are within the noise"
@@ -219,11 +223,15 @@ std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document)
     }
   }
 
-  const bool precision_sweep = document.contains("sweep") && document["sweep"].is_object() &&
-                               document["sweep"].value("kind", std::string()) == "precision";
+  const std::string sweep_kind = document.contains("sweep") && document["sweep"].is_object()
+                                     ? document["sweep"].value("kind", std::string())
+                                     : std::string();
+  const bool precision_sweep = sweep_kind == "precision";
 
   // 1. Speed-ups: the accelerator barely wins (or loses): the model is overhead-bound at this batch.
+  // (A crossover sweep has its own rule over all its points.)
   for (const auto& s : run.speedups) {
+    if (sweep_kind == "crossover") break;
     const std::string subject = fmt::format("{} on {}", s.workload, s.device);
     const std::string figure = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s.ratio, s.ci_low, s.ci_high);
     if (s.ci_high < 1.0) {

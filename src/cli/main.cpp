@@ -5,10 +5,13 @@
 #include <fmt/ranges.h>
 
 #include <execinfo.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -26,15 +29,26 @@ std::string one_line(std::string s) {
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
 }
-// A fatal signal leaves a backtrace on stderr (async-signal-safe calls only), then dies of the same
-// signal, so that a crash names where it happened instead of only "Segmentation fault".
-void on_fatal_signal(int sig) {
-  const char* name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : "signal";
-  const char head[] = "accelbench: fatal ";
-  (void)!::write(2, head, sizeof(head) - 1);
-  (void)!::write(2, name, std::strlen(name));
-  const char tail[] = "; backtrace:\n";
-  (void)!::write(2, tail, sizeof(tail) - 1);
+// A fatal signal leaves a backtrace on stderr (async-signal-safe calls only: write, backtrace),
+// with the faulting address and thread, then dies of the same signal, so that a crash names where
+// it happened instead of only "Segmentation fault".
+void write_str(const char* s) { (void)!::write(2, s, std::strlen(s)); }
+void write_hex(std::uintptr_t v) {
+  char buf[19] = "0x";
+  for (int i = 0; i < 16; ++i) buf[2 + i] = "0123456789abcdef"[(v >> (60 - 4 * i)) & 0xf];
+  buf[18] = 0;
+  write_str(buf);
+}
+void on_fatal_signal(int sig, siginfo_t* info, void*) {
+  write_str("accelbench: fatal ");
+  write_str(sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : "signal");
+  write_str(" at address ");
+  write_hex(reinterpret_cast<std::uintptr_t>(info ? info->si_addr : nullptr));
+  write_str(" in thread ");
+  write_hex(static_cast<std::uintptr_t>(::syscall(SYS_gettid)));
+  write_str(" (process ");
+  write_hex(static_cast<std::uintptr_t>(::getpid()));
+  write_str("); backtrace:\n");
   void* frames[64];
   const int n = ::backtrace(frames, 64);
   ::backtrace_symbols_fd(frames, n, 2);
@@ -45,7 +59,13 @@ void on_fatal_signal(int sig) {
 
 int main(int argc, char** argv) {
   using namespace accelbench;
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_fatal_signal);
+  {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_fatal_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) ::sigaction(sig, &sa, nullptr);
+  }
   CLI::App app{"accelbench: measures how much faster PyTorch training runs on each accelerator than on the CPU,\n"
                "with medians, confidence intervals, speed-ups and memory. Exit codes: 0 ok, 1 a case failed or a\n"
                "check found a problem, 2 bad input."};

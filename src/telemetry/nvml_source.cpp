@@ -55,7 +55,10 @@ std::shared_ptr<NvmlApi> load_nvml(std::string* why) {
     if (a->initialized && a->shutdown) a->shutdown();
     delete a;
   });
-  api->handle = std::shared_ptr<void>(h, [](void* p) { ::dlclose(p); });
+  // Never dlclose NVML: it may leave threads behind that run its code after the last handle is
+  // gone, and unloading it under them kills the process (on the H200 the isolated sweep's parent
+  // died with SIGSEGV at an unmapped address after its output). The library stays mapped until exit.
+  api->handle = std::shared_ptr<void>(h, [](void*) {});
   api->library = lib;
   auto sym = [h](const char* name) { return ::dlsym(h, name); };
   // Each function stays empty when the library lacks it.
