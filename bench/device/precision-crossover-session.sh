@@ -92,7 +92,18 @@ precision() {  # model, budget
       --max-time-per-point 20s --no-save --json "$OUT/sweep-transformer-16g.json" | tail -22
     echo "exit ${PIPESTATUS[0]}"
     ;;
+  5)
+    echo "== the isolated sweep's parent on CUDA: where the SIGSEGV at exit comes from"
+    timeout 120 $B sweep batch --model mlp --device cuda --to 16 --budget 20s --no-save >"$OUT/crash-stdout.txt" 2>"$OUT/crash-stderr.txt"
+    echo "exit $?"
+    grep -o '^[^ (]*(+0x[0-9a-f]*)' "$OUT/crash-stderr.txt" | sed 's/(+/ /; s/)//' | while read -r mod off; do
+      [[ $mod == ./* || $mod == /* ]] || continue
+      echo "$mod $off: $(addr2line -f -C -e "$mod" "$off" 2>/dev/null | tr '\n' ' ')"
+    done > "$OUT/crash-symbols.txt" 2>&1
+    which addr2line >> "$OUT/crash-symbols.txt" 2>&1
+    ;;
   esac
 } >>"$log" 2>&1
 tail -c 9000 "$log"
-if [[ -f $OUT/crash-stderr.txt ]]; then echo "== crash stderr (tail)"; tail -c 2500 "$OUT/crash-stderr.txt"; fi
+if [[ -f $OUT/crash-stderr.txt ]]; then echo "== crash stderr (tail)"; tail -c 4000 "$OUT/crash-stderr.txt"; fi
+if [[ -f $OUT/crash-symbols.txt ]]; then echo "== crash symbols"; cat "$OUT/crash-symbols.txt"; fi

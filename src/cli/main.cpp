@@ -6,6 +6,7 @@
 
 #include <execinfo.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,7 +40,7 @@ void write_hex(std::uintptr_t v) {
   buf[18] = 0;
   write_str(buf);
 }
-void on_fatal_signal(int sig, siginfo_t* info, void*) {
+void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   write_str("accelbench: fatal ");
   write_str(sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : "signal");
   write_str(" at address ");
@@ -52,6 +53,20 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
   void* frames[64];
   const int n = ::backtrace(frames, 64);
   ::backtrace_symbols_fd(frames, n, 2);
+#if defined(__linux__) && defined(__x86_64__)
+  // A jump to an unmapped address (a null function pointer) cannot be unwound: show the words on
+  // top of the stack instead; the return addresses among them name the caller.
+  if (context) {
+    const auto* uc = static_cast<const ucontext_t*>(context);
+    write_str("accelbench: pc ");
+    write_hex(static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]));
+    write_str(", top of the stack:\n");
+    auto* const* sp = reinterpret_cast<void* const*>(uc->uc_mcontext.gregs[REG_RSP]);
+    ::backtrace_symbols_fd(const_cast<void* const*>(sp), 24, 2);
+  }
+#else
+  (void)context;
+#endif
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
