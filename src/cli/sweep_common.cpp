@@ -4,6 +4,7 @@
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -253,9 +254,20 @@ ScratchDir::ScratchDir() {
   path = tmpl;
 }
 
+// Removed with POSIX calls, not std::filesystem::remove_all: the CUDA build of libtorch (pip torch
+// 2.11+cu130) exports its own std::filesystem::remove_all, the dynamic linker binds this program's
+// call to it, and there it jumps to a null pointer (SIGSEGV at the end of every isolated sweep on
+// the H200; found with the crash handler's stack dump). The folder holds only plain files.
 ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path, ec);
+  if (DIR* dir = ::opendir(path.c_str())) {
+    while (const dirent* entry = ::readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      ::unlink((path.string() + "/" + name).c_str());
+    }
+    ::closedir(dir);
+  }
+  ::rmdir(path.c_str());
 }
 
 nlohmann::json measure_options_json(const MeasureOptions& m) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -58,8 +59,13 @@ TEST(SweepCli, HelpListsBatchAndHidesTheChildCommand) {
 TEST(SweepCli, ACrashIsRecordedAndTheSweepFinishes) {
   accelbench::testing::TempDir dir;
   const auto json = dir.file("sweep.json");
+  const auto tmp = dir.file("tmp");
+  std::filesystem::create_directory(tmp);
   const auto r = run_cli("sweep batch --model test-abort --device cpu --from 8 --to 32 --no-save --json " + json + kFast,
-                         "ACCELBENCH_TEST_WORKLOADS=1 ACCELBENCH_TEST_ABORT_AT=16");
+                         "ACCELBENCH_TEST_WORKLOADS=1 ACCELBENCH_TEST_ABORT_AT=16 TMPDIR=" + tmp);
+  // The children's scratch folder is gone (removed without std::filesystem::remove_all, which
+  // crashed through libtorch's copy on the CUDA build).
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "leftover in " << tmp;
   EXPECT_EQ(r.code, 1) << r.err;  // a point crashed
   EXPECT_NE(r.out.find("crashed: signal 6"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("test-abort: aborting at batch 16"), std::string::npos) << r.err;  // the child's own words
