@@ -149,8 +149,7 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   if (o.parity_steps < 0 || o.parity_steps > 1000)
     throw UsageError(fmt::format("--parity-steps must be in [0, 1000] (got {})", o.parity_steps));
   for (const auto& d : devices) {
-    if (d == "cpu") continue;
-    const auto type = open_device(d)->torch_device().type();
+    const auto type = d == "cpu" ? c10::kCPU : open_device(d)->torch_device().type();
     for (const auto& t : dtypes) check_precision_on_device(parse_precision(t), type, d);
   }
   const double cooldown = parse_duration_seconds(o.cooldown);
