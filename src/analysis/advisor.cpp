@@ -102,15 +102,15 @@ void advise_precision_sweep(const nlohmann::json& sw, std::vector<Advice>& out) 
       continue;
     }
     const double drift = has_parity ? parity["loss_rel_diff"].get<double>() : 0;
-    const double tolerance = sw.value("parity_tolerance", 0.02);
+    const double tolerance = sw.value("parity_threshold", sw.value("parity_tolerance", 0.02));
     if (has_parity && drift > tolerance) {
       std::string floor_text;
       if (const auto& f = sw.value("parity_floor", nlohmann::json()); f.is_object() && f.value("error", std::string()).empty())
         floor_text = fmt::format("; float32 against itself drifts by {:.2g}%{}", 100 * f.value("loss_rel_diff", 0.0),
-                                 f.value("loss_rel_diff", 0.0) > tolerance ? ", so this training is chaotic at these settings" : "");
+                                 f.value("loss_rel_diff", 0.0) > 0.02 ? ", so this training is chaotic at these settings" : "");
       out.push_back({"precision-drifts", subject,
                      fmt::format("{} is {} the speed of float32 but its loss after {} steps differs from float32's by {:.2g}% "
-                                 "(more than {:.0f}%{}): check its training curve before switching",
+                                 "(more than {:.2g}%{}): check its training curve before switching",
                                  name, figure, steps, 100 * drift, 100 * tolerance, floor_text),
                      {"speedup=" + figure, fmt::format("loss_rel_diff={:.3g}", drift)}});
     } else if (sp["low"].get<double>() > 1.05) {

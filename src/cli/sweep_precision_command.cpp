@@ -25,8 +25,14 @@ namespace accelbench {
 
 namespace {
 
-// A precision whose loss after K steps is within this fraction of float32's keeps parity.
+// A precision whose loss after K steps is within this fraction of float32's keeps parity, or within
+// twice float32's own run-to-run drift when that is larger (non-deterministic kernels: ResNet-18's
+// cuDNN convolutions drift 2.2% from themselves after 10 steps on the H200).
 constexpr double kParityTolerance = 0.02;
+double parity_threshold(const std::optional<Parity>& floor) {
+  if (!floor || !floor->error.empty() || floor->steps == 0) return kParityTolerance;
+  return std::max(kParityTolerance, 2 * floor->loss_rel_diff);
+}
 
 struct SweepPrecisionOptions {
   SweepCommonOptions common;
@@ -48,6 +54,7 @@ nlohmann::json sweep_block(const SweepPrecisionOptions& o, const SweepSetup& s, 
   nlohmann::json pts = nlohmann::json::array();
   nlohmann::json best = nullptr;
   double best_ratio = 0;
+  const double threshold = parity_threshold(floor);
   for (const auto& p : points) {
     nlohmann::json j{{"precision", p.precision}, {"outcome", p.outcome}, {"error", p.error},
                      {"case_index", p.case_index ? nlohmann::json(*p.case_index) : nlohmann::json(nullptr)}};
@@ -59,7 +66,7 @@ nlohmann::json sweep_block(const SweepPrecisionOptions& o, const SweepSetup& s, 
     j["speedup"] = p.speedup ? nlohmann::json{{"ratio", p.speedup->ratio}, {"low", p.speedup->low}, {"high", p.speedup->high}}
                              : nlohmann::json(nullptr);
     j["parity"] = p.parity ? nlohmann::json(*p.parity) : nlohmann::json(nullptr);
-    const bool parity_ok = !p.parity || (p.parity->error.empty() && p.parity->loss_rel_diff <= kParityTolerance);
+    const bool parity_ok = !p.parity || (p.parity->error.empty() && p.parity->loss_rel_diff <= threshold);
     j["parity_ok"] = p.parity ? nlohmann::json(parity_ok) : nlohmann::json(nullptr);
     // The best: the fastest precision that is surely faster than float32 and keeps parity.
     if (p.speedup && p.precision != "float32" && p.speedup->low > 1.0 && parity_ok && p.speedup->ratio > best_ratio) {
@@ -78,6 +85,7 @@ nlohmann::json sweep_block(const SweepPrecisionOptions& o, const SweepSetup& s, 
           {"reference", "float32"},
           {"parity_steps", o.parity_steps},
           {"parity_tolerance", kParityTolerance},
+          {"parity_threshold", threshold},
           {"parity_floor", floor ? nlohmann::json(*floor) : nlohmann::json(nullptr)},
           {"points", pts},
           {"best", best},
@@ -127,7 +135,7 @@ std::string render_report(const RunResult& run, const nlohmann::json& sweep, con
       row.push_back(ok ? peak_memory(c) : "-");
       std::string status = status_cell(c);
       if (ok && p.parity && !p.parity->error.empty()) status = "parity: " + p.parity->error.substr(0, 50);
-      else if (ok && p.parity && p.parity->loss_rel_diff > kParityTolerance) status = "loss drifts";
+      else if (ok && p.parity && p.parity->loss_rel_diff > parity_threshold(floor)) status = "loss drifts";
       row.push_back(status);
     } else {
       for (int i = 0; i < 6; ++i) row.push_back("-");
@@ -138,10 +146,10 @@ std::string render_report(const RunResult& run, const nlohmann::json& sweep, con
   out += render_table(t, 0);
   if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
     out += "~ = noisy: CI target not met in the time allowed.\n";
-  out += fmt::format("\n\"loss drifts\": the loss after the parity steps differs from float32's by more than {:.0f}%. "
-                     "\"again\": float32 run a second time, the same way: the run-to-run floor of the comparison "
-                     "(non-deterministic kernels).\n",
-                     100 * kParityTolerance);
+  out += fmt::format("\n\"loss drifts\": the loss after the parity steps differs from float32's by more than {:.2g}% (2%, or "
+                     "twice float32's own run-to-run drift when larger). \"again\": float32 run a second time, the same way: "
+                     "the floor of the comparison (non-deterministic kernels).\n",
+                     100 * parity_threshold(floor));
   if (!sweep["best"].is_null()) out += fmt::format("best: {}\n", sweep["best"].get<std::string>());
   return out;
 }
