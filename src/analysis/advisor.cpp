@@ -28,7 +28,7 @@ const CaseResult* find_case(const RunResult& run, const std::string& w, const st
 
 namespace {
 std::string ci_text(const nlohmann::json& r) {
-  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r["ratio"].get<double>(), r["low"].get<double>(), r["high"].get<double>());
+  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.at("ratio").get<double>(), r.at("low").get<double>(), r.at("high").get<double>());
 }
 std::string memory_of(const CaseResult& c) {
   if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
@@ -38,10 +38,10 @@ std::string memory_of(const CaseResult& c) {
 
 // Batch sweep: the knee, against the smallest batch measured; the out-of-memory edge.
 void advise_batch_sweep(const RunResult& run, const nlohmann::json& sw, std::vector<Advice>& out) {
-  if (sw["knee"].is_null()) return;
-  const auto knee = sw["knee"].get<std::int64_t>();
-  const std::string subject = fmt::format("{} on {} ({})", sw["model"].get<std::string>(), sw["device"].get<std::string>(),
-                                          sw["dtype"].get<std::string>());
+  if (sw.at("knee").is_null()) return;
+  const auto knee = sw.at("knee").get<std::int64_t>();
+  const std::string subject = fmt::format("{} on {} ({})", sw.at("model").get<std::string>(), sw.at("device").get<std::string>(),
+                                          sw.at("dtype").get<std::string>());
   const CaseResult *at_knee = nullptr, *smallest = nullptr;
   for (const auto& c : run.cases) {
     if (c.status != "ok" || c.samples.empty()) continue;
@@ -50,7 +50,7 @@ void advise_batch_sweep(const RunResult& run, const nlohmann::json& sw, std::vec
   }
   if (!at_knee) return;
   std::string text = fmt::format("use batch {}: {} samples/s", knee, format_count(at_knee->samples_per_s));
-  std::vector<std::string> evidence{fmt::format("knee={}", knee), fmt::format("samples_per_s={:.1f}", at_knee->samples_per_s)};
+  std::vector<std::string> evidence{fmt::format("knee={}", knee), "samples_per_s=" + format_count(at_knee->samples_per_s)};
   if (smallest && smallest != at_knee) {
     // Samples/s ratio = (b_knee / t_knee) / (b_small / t_small); its CI from the step-time ratio.
     const auto r = ratio_of_medians(smallest->samples, at_knee->samples);
@@ -67,16 +67,16 @@ void advise_batch_sweep(const RunResult& run, const nlohmann::json& sw, std::vec
                       "change the optimization: scale the learning rate with it)",
                       100 * sw.value("knee_tolerance", 0.05));
   out.push_back({"batch-knee", subject, text, evidence});
-  if (!sw["largest_fit"].is_null() && !sw["first_oom"].is_null()) {
-    const auto largest = sw["largest_fit"].get<std::int64_t>();
-    const auto oom = sw["smallest_oom"].is_null() ? sw["first_oom"].get<std::int64_t>() : sw["smallest_oom"].get<std::int64_t>();
+  if (!sw.at("largest_fit").is_null() && !sw.at("first_oom").is_null()) {
+    const auto largest = sw.at("largest_fit").get<std::int64_t>();
+    const auto oom = sw.at("smallest_oom").is_null() ? sw.at("first_oom").get<std::int64_t>() : sw.at("smallest_oom").get<std::int64_t>();
     out.push_back({"batch-memory-edge", subject,
                    fmt::format("batch {} is the largest that fits{} (out of memory at {}); to go further use bfloat16 or "
                                "gradient checkpointing (--checkpoint)",
                                largest,
-                               sw["memory_limit_bytes"].is_null()
+                               sw.at("memory_limit_bytes").is_null()
                                    ? std::string()
-                                   : fmt::format(" in {}", format_bytes(sw["memory_limit_bytes"].get<double>())),
+                                   : fmt::format(" in {}", format_bytes(sw.at("memory_limit_bytes").get<double>())),
                                oom),
                    {fmt::format("largest_fit={}", largest), fmt::format("oom_at={}", oom)}});
   }
@@ -84,15 +84,15 @@ void advise_batch_sweep(const RunResult& run, const nlohmann::json& sw, std::vec
 
 // Precision sweep: the fastest precision that keeps parity; precisions that are slower or drift.
 void advise_precision_sweep(const nlohmann::json& sw, std::vector<Advice>& out) {
-  const std::string base = fmt::format("{} on {}", sw["model"].get<std::string>(), sw["device"].get<std::string>());
+  const std::string base = fmt::format("{} on {}", sw.at("model").get<std::string>(), sw.at("device").get<std::string>());
   const int steps = sw.value("parity_steps", 0);
-  for (const auto& p : sw["points"]) {
-    const auto name = p["precision"].get<std::string>();
-    if (name == "float32" || p["speedup"].is_null()) continue;
-    const auto& sp = p["speedup"];
+  for (const auto& p : sw.at("points")) {
+    const auto name = p.at("precision").get<std::string>();
+    if (name == "float32" || p.at("speedup").is_null()) continue;
+    const auto& sp = p.at("speedup");
     const auto figure = ci_text(sp);
     const std::string subject = fmt::format("{} ({})", base, name);
-    const auto& parity = p["parity"];
+    const auto& parity = p.at("parity");
     const bool has_parity = parity.is_object() && parity.value("error", std::string()).empty() && parity.value("steps", 0) > 0;
     if (parity.is_object() && !has_parity) {
       out.push_back({"precision-parity-failed", subject,
@@ -101,7 +101,7 @@ void advise_precision_sweep(const nlohmann::json& sw, std::vector<Advice>& out) 
                      {"speedup=" + figure}});
       continue;
     }
-    const double drift = has_parity ? parity["loss_rel_diff"].get<double>() : 0;
+    const double drift = has_parity ? parity.at("loss_rel_diff").get<double>() : 0;
     const double tolerance = sw.value("parity_threshold", sw.value("parity_tolerance", 0.02));
     if (has_parity && drift > tolerance) {
       std::string floor_text;
@@ -112,17 +112,17 @@ void advise_precision_sweep(const nlohmann::json& sw, std::vector<Advice>& out) 
                      fmt::format("{} is {} the speed of float32 but its loss after {} steps differs from float32's by {:.2g}% "
                                  "(more than {:.2g}%{}): check its training curve before switching",
                                  name, figure, steps, 100 * drift, 100 * tolerance, floor_text),
-                     {"speedup=" + figure, fmt::format("loss_rel_diff={:.3g}", drift)}});
-    } else if (sp["low"].get<double>() > 1.05) {
+                     {"speedup=" + figure, fmt::format("loss_rel_diff={:.2g}%", 100 * drift)}});
+    } else if (sp.at("low").get<double>() > 1.05) {
       std::string parity_text = has_parity ? fmt::format(", loss within {:.2g}% of float32 after {} identical steps", 100 * drift, steps)
                                            : " (no parity run)";
       std::vector<std::string> evidence{"speedup=" + figure};
-      if (has_parity) evidence.push_back(fmt::format("loss_rel_diff={:.3g}", drift));
+      if (has_parity) evidence.push_back(fmt::format("loss_rel_diff={:.2g}%", 100 * drift));
       out.push_back({"precision-faster", subject,
                      fmt::format("{}: {} faster than float32{}{}", name, figure, parity_text,
-                                 sw["best"].is_string() && sw["best"].get<std::string>() == name ? "; the best precision here" : ""),
+                                 sw.at("best").is_string() && sw.at("best").get<std::string>() == name ? "; the best precision here" : ""),
                      evidence});
-    } else if (sp["high"].get<double>() < 0.95) {
+    } else if (sp.at("high").get<double>() < 0.95) {
       out.push_back({"precision-slower", subject,
                      fmt::format("{} is slower than float32 here ({} the speed): this device has no fast {} path; stay in float32",
                                  name, figure, name),
@@ -135,71 +135,87 @@ void advise_precision_sweep(const nlohmann::json& sw, std::vector<Advice>& out) 
 void advise_setting_sweep(const RunResult& run, const nlohmann::json& sw, const char* key, const char* noun,
                           std::vector<Advice>& out) {
   const std::string best_key = std::string("best_") + key;
-  if (sw[best_key].is_null()) return;
-  const int best = sw[best_key].get<int>();
-  const std::string subject = fmt::format("{} on {}", sw["model"].get<std::string>(), sw["device"].get<std::string>());
+  if (sw.at(best_key).is_null()) return;
+  const int best = sw.at(best_key).get<int>();
+  const std::string subject = fmt::format("{} on {}", sw.at("model").get<std::string>(), sw.at("device").get<std::string>());
   const nlohmann::json* at_best = nullptr;
   const nlohmann::json* top = nullptr;
   const nlohmann::json* zero = nullptr;
-  for (const auto& p : sw["points"]) {
-    if (!p.contains("samples_per_s") || !p[key].is_number()) continue;
-    if (p[key].get<int>() == best) at_best = &p;
-    if (!top || p["samples_per_s"].get<double>() > (*top)["samples_per_s"].get<double>()) top = &p;
-    if (p[key].get<int>() == 0) zero = &p;
+  for (const auto& p : sw.at("points")) {
+    if (!p.contains("samples_per_s") || !p.at(key).is_number()) continue;
+    if (p.at(key).get<int>() == best) at_best = &p;
+    if (!top || p.at("samples_per_s").get<double>() > top->at("samples_per_s").get<double>()) top = &p;
+    if (p.at(key).get<int>() == 0) zero = &p;
   }
   if (!at_best || !top) return;
-  std::string text = fmt::format("use {} {}: {} samples/s", best, noun, format_count((*at_best)["samples_per_s"].get<double>()));
+  std::string text = fmt::format("use {} {}: {} samples/s", best, noun, format_count(at_best->at("samples_per_s").get<double>()));
   std::vector<std::string> evidence{fmt::format("{}={}", key, best),
-                                    fmt::format("samples_per_s={:.1f}", (*at_best)["samples_per_s"].get<double>())};
+                                    "samples_per_s=" + format_count(at_best->at("samples_per_s").get<double>())};
   if (std::string(key) == "threads" && at_best->contains("speedup")) {
-    text += fmt::format(", {} over 1 thread", ci_text((*at_best)["speedup"]));
-    evidence.push_back("speedup=" + ci_text((*at_best)["speedup"]));
+    text += fmt::format(", {} over 1 thread", ci_text(at_best->at("speedup")));
+    evidence.push_back("speedup=" + ci_text(at_best->at("speedup")));
   }
   if (std::string(key) == "workers" && at_best->contains("data_wait_fraction")) {
-    text += fmt::format(", data wait {:.1f}% of the step", 100 * (*at_best)["data_wait_fraction"].get<double>());
+    text += fmt::format(", data wait {:.1f}% of the step", 100 * at_best->at("data_wait_fraction").get<double>());
     if (zero && zero != at_best && zero->contains("data_wait_fraction"))
-      text += fmt::format(" (with 0 workers: {:.1f}%, {} samples/s)", 100 * (*zero)["data_wait_fraction"].get<double>(),
-                          format_count((*zero)["samples_per_s"].get<double>()));
-    evidence.push_back(fmt::format("data_wait={:.3f}", (*at_best)["data_wait_fraction"].get<double>()));
+      text += fmt::format(" (with 0 workers: {:.1f}%, {} samples/s)", 100 * zero->at("data_wait_fraction").get<double>(),
+                          format_count(zero->at("samples_per_s").get<double>()));
+    evidence.push_back(fmt::format("data_wait={:.1f}%", 100 * at_best->at("data_wait_fraction").get<double>()));
   }
   if (top != at_best)
-    text += fmt::format("; the best, {} {}, is only {:.1f}% faster", (*top)[key].get<int>(), noun,
-                        100 * ((*top)["samples_per_s"].get<double>() / (*at_best)["samples_per_s"].get<double>() - 1));
+    text += fmt::format("; the best, {} {}, is only {:.1f}% faster", top->at(key).get<int>(), noun,
+                        100 * (top->at("samples_per_s").get<double>() / at_best->at("samples_per_s").get<double>() - 1));
   out.push_back({std::string(key) == "threads" ? "threads-best" : "workers-best", subject, text, evidence});
   (void)run;
 }
 
 // Crossover: from which batch (or width) the accelerator wins.
 void advise_crossover(const nlohmann::json& sw, std::vector<Advice>& out) {
-  const auto& c = sw["crossover"];
-  const auto kind = c["kind"].get<std::string>();
-  const auto axis = sw["axis"].get<std::string>();
-  const std::string subject = fmt::format("{} on {} vs cpu", sw["model"].get<std::string>(), sw["device"].get<std::string>());
+  const auto& c = sw.at("crossover");
+  const auto kind = c.at("kind").get<std::string>();
+  const auto axis = sw.at("axis").get<std::string>();
+  const std::string subject = fmt::format("{} on {} vs cpu", sw.at("model").get<std::string>(), sw.at("device").get<std::string>());
   auto speedup_at = [&](std::int64_t x) -> std::string {
-    for (const auto& p : sw["points"])
-      if (p["x"].get<std::int64_t>() == x && !p["speedup"].is_null()) return ci_text(p["speedup"]);
+    for (const auto& p : sw.at("points"))
+      if (p.at("x").get<std::int64_t>() == x && !p.at("speedup").is_null()) return ci_text(p.at("speedup"));
     return "";
   };
   if (kind == "crosses") {
-    const auto at = c["at"].get<std::int64_t>();
+    const auto at = c.at("at").get<std::int64_t>();
     const auto figure = speedup_at(at);
     out.push_back({"crossover", subject,
                    fmt::format("this model is overhead-bound when small: the accelerator wins only from {0} {1} ({2}); "
                                "below it, {3}",
                                axis, at, figure,
-                               c["cpu_until"].is_null() ? "the two are within the noise"
-                                                        : fmt::format("the CPU is faster (up to {} {})", axis, c["cpu_until"].get<std::int64_t>())),
+                               c.at("cpu_until").is_null() ? "the two are within the noise"
+                                                           : fmt::format("the CPU is faster (up to {} {})", axis, c.at("cpu_until").get<std::int64_t>())),
                    {fmt::format("crossover_{}={}", axis, at), "speedup=" + figure}});
   } else if (kind == "cpu_always" || kind == "never") {
-    const auto& last = sw["points"].back();
-    const auto figure = last["speedup"].is_null() ? std::string("-") : ci_text(last["speedup"]);
+    const nlohmann::json* last = nullptr;  // the largest point measured on both devices
+    const nlohmann::json* won = nullptr;   // below it, the last where the accelerator was surely faster ("never")
+    for (const auto& p : sw.at("points")) {
+      if (p.at("speedup").is_null()) continue;
+      if (last && last->at("speedup").at("low").get<double>() > 1.0) won = last;
+      last = &p;
+    }
+    if (!last) return;
+    const auto figure = ci_text(last->at("speedup"));
+    if (won) {
+      const auto won_figure = ci_text(won->at("speedup"));
+      out.push_back({"crossover", subject,
+                     fmt::format("the accelerator does not stay ahead of the CPU: faster at {0} {1} ({2}) but not at {0} {3} "
+                                 "({4}): measure at the {0} you will train with before choosing the device",
+                                 axis, won->at("x").get<std::int64_t>(), won_figure, last->at("x").get<std::int64_t>(), figure),
+                     {"speedup=" + won_figure, "speedup_at_end=" + figure}});
+      return;
+    }
     out.push_back({"crossover", subject,
                    fmt::format("the accelerator does not beat the CPU anywhere up to {} {} ({} there): train this model on "
                                "the CPU, or make it larger",
-                               axis, last["x"].get<std::int64_t>(), figure),
+                               axis, last->at("x").get<std::int64_t>(), figure),
                    {"speedup_at_end=" + figure}});
   } else if (kind == "accelerator_always") {
-    const auto at = c["at"].get<std::int64_t>();
+    const auto at = c.at("at").get<std::int64_t>();
     const auto figure = speedup_at(at);
     out.push_back({"crossover", subject,
                    fmt::format("the accelerator is faster from the smallest {} measured ({} {}: {})", axis, axis, at, figure),
@@ -220,6 +236,7 @@ std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document)
       else if (kind == "crossover") advise_crossover(*sw, out);
     } catch (const nlohmann::json::exception&) {
       // A sweep block from another version: no sweep advice rather than a wrong one.
+      out.clear();
     }
   }
 
@@ -257,7 +274,7 @@ std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document)
                    fmt::format("training on {} drifts from the CPU's: {}; expected for float16 over many steps, suspicious "
                                "for float32 (check for non-deterministic or wrong kernels)",
                                s.device, describe_parity(*s.parity)),
-                   {fmt::format("loss_rel_diff={:.3g}", s.parity->loss_rel_diff)}});
+                   {fmt::format("loss_rel_diff={:.2g}%", 100 * s.parity->loss_rel_diff)}});
   }
 
   for (const auto& c : run.cases) {
