@@ -108,6 +108,8 @@ void advise_precision_sweep(const nlohmann::json& sw, std::vector<Advice>& out) 
       if (const auto& f = sw.value("parity_floor", nlohmann::json()); f.is_object() && f.value("error", std::string()).empty())
         floor_text = fmt::format("; float32 against itself drifts by {:.2g}%{}", 100 * f.value("loss_rel_diff", 0.0),
                                  f.value("loss_rel_diff", 0.0) > 0.02 ? ", so this training is chaotic at these settings" : "");
+      if (const int skipped = parity.value("skipped_steps", 0); skipped > 0)
+        floor_text += fmt::format("; loss scaling skipped {} of its {} steps", skipped, steps);
       out.push_back({"precision-drifts", subject,
                      fmt::format("{} is {} the speed of float32 but its loss after {} steps differs from float32's by {:.2g}% "
                                  "(more than {:.2g}%{}): check its training curve before switching",

@@ -113,8 +113,9 @@ std::string render_report(const RunResult& run, const nlohmann::json& sweep, con
       row.push_back(p.speedup ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", p.speedup->ratio, p.speedup->low, p.speedup->high) : "-");
       if (p.parity && p.parity->error.empty() && p.precision != "float32") {
         const auto& q = *p.parity;
-        row.push_back(fmt::format("{:.4f} ({})", q.losses.back(),
-                                  pct_signed((q.losses.back() - q.reference_losses.back()) / std::max(1e-12, std::abs(q.reference_losses.back())))));
+        row.push_back(fmt::format("{:.4f} ({}{})", q.losses.back(),
+                                  pct_signed((q.losses.back() - q.reference_losses.back()) / std::max(1e-12, std::abs(q.reference_losses.back()))),
+                                  q.skipped_steps ? fmt::format(", {} skipped", q.skipped_steps) : std::string()));
         row.push_back(q.grad_norm_rel_diff
                           ? pct_signed((*q.grad_norm - *q.reference_grad_norm) / std::max(1e-12, std::abs(*q.reference_grad_norm)))
                           : "-");
@@ -148,7 +149,8 @@ std::string render_report(const RunResult& run, const nlohmann::json& sweep, con
     out += "~ = noisy: CI target not met in the time allowed.\n";
   out += fmt::format("\n\"loss drifts\": the loss after the parity steps differs from float32's by more than {:.2g}% (2%, or "
                      "twice float32's own run-to-run drift when larger). \"again\": float32 run a second time, the same way: "
-                     "the floor of the comparison (non-deterministic kernels).\n",
+                     "the floor of the comparison (non-deterministic kernels). \"N skipped\": optimizer steps that float16's loss "
+                     "scaling skipped (Inf/NaN gradients while the scale backs off).\n",
                      100 * parity_threshold(floor));
   if (!sweep["best"].is_null()) out += fmt::format("best: {}\n", sweep["best"].get<std::string>());
   return out;

@@ -22,6 +22,7 @@ Parity make_parity(const ParityTrace& run, const ParityTrace& reference, const s
   p.losses = run.losses;
   p.reference_losses = reference.losses;
   p.grad_norm = run.grad_norm;
+  p.skipped_steps = run.skipped_steps;
   p.reference_grad_norm = reference.grad_norm;
   if (!reference.error.empty()) {
     p.error = "the reference run failed: " + reference.error;
@@ -49,7 +50,10 @@ std::string describe_parity(const Parity& p) {
   std::string out = fmt::format("loss {} (max |d| {:.2g}%)", signed_pct(p.losses[p.steps - 1], p.reference_losses[p.steps - 1]),
                                 100 * p.max_loss_rel_diff);
   if (p.grad_norm_rel_diff) out += fmt::format(", grad norm {}", signed_pct(*p.grad_norm, *p.reference_grad_norm));
-  return out + fmt::format(" after {} step{} vs {}", p.steps, p.steps == 1 ? "" : "s", p.reference);
+  out += fmt::format(" after {} step{} vs {}", p.steps, p.steps == 1 ? "" : "s", p.reference);
+  if (p.skipped_steps > 0)
+    out += fmt::format(" (loss scaling skipped {} of the {} optimizer steps)", p.skipped_steps, p.steps);
+  return out;
 }
 
 }  // namespace accelbench

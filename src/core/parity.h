@@ -16,6 +16,7 @@ struct ParityTrace {
   std::vector<double> losses;
   std::optional<double> grad_norm;
   std::string error;
+  int skipped_steps = 0;  // optimizer steps skipped by float16's loss scaling
 };
 
 // Relative differences of `run` against `reference`: at the last step, the largest over the steps

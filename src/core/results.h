@@ -103,6 +103,7 @@ struct Parity {
   double max_loss_rel_diff = 0;          // the largest over the K steps
   std::optional<double> grad_norm, reference_grad_norm;  // L2 norm of the gradients at step K (unscaled)
   std::optional<double> grad_norm_rel_diff;
+  int skipped_steps = 0;                 // optimizer steps float16's loss scaling skipped (Inf/NaN gradients)
   std::string error;                     // why it could not be measured (then the figures are empty)
 };
 

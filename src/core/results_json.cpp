@@ -161,7 +161,7 @@ void from_json(const json& j, CaseResult& v) {
 void to_json(json& j, const Parity& v) {
   j = json{{"reference", v.reference}, {"steps", v.steps}, {"losses", v.losses},
            {"reference_losses", v.reference_losses}, {"loss_rel_diff", v.loss_rel_diff},
-           {"max_loss_rel_diff", v.max_loss_rel_diff}, {"error", v.error}};
+           {"max_loss_rel_diff", v.max_loss_rel_diff}, {"skipped_steps", v.skipped_steps}, {"error", v.error}};
   put_optional(j, "grad_norm", v.grad_norm);
   put_optional(j, "reference_grad_norm", v.reference_grad_norm);
   put_optional(j, "grad_norm_rel_diff", v.grad_norm_rel_diff);
@@ -171,6 +171,7 @@ void from_json(const json& j, Parity& v) {
   get_if(j, "losses", v.losses); get_if(j, "reference_losses", v.reference_losses);
   get_if(j, "loss_rel_diff", v.loss_rel_diff); get_if(j, "max_loss_rel_diff", v.max_loss_rel_diff);
   get_if(j, "error", v.error);
+  get_if(j, "skipped_steps", v.skipped_steps);
   get_optional(j, "grad_norm", v.grad_norm);
   get_optional(j, "reference_grad_norm", v.reference_grad_norm);
   get_optional(j, "grad_norm_rel_diff", v.grad_norm_rel_diff);

@@ -39,6 +39,7 @@ ParityTrace train_for_parity(const CaseSpec& spec, const Workload& workload, Dev
         task->backward(loss);
         if (k == steps) trace.grad_norm = task->gradient_norm();
         task->optimizer_step();
+        if (task->last_step_skipped()) ++trace.skipped_steps;
       } else {
         loss = task->step();
       }

@@ -112,6 +112,8 @@ std::optional<double> ModuleTask::gradient_norm() {
   return norm;
 }
 
+bool ModuleTask::last_step_skipped() { return scaler_ && scaler_->last_step_skipped(); }
+
 std::int64_t ModuleTask::parameter_count() const { return count_parameters(*module_); }
 
 double ModuleTask::take_data_wait_s() {

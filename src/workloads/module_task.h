@@ -41,6 +41,7 @@ class ModuleTask final : public TrainingTask {
   void optimizer_step() override;
   double evaluation_loss() override;
   std::optional<double> gradient_norm() override;
+  bool last_step_skipped() override;
   std::int64_t parameter_count() const override;
   std::string data_source() const override { return data_.source; }
   bool synthetic_data() const override { return data_.synthetic; }

@@ -24,9 +24,11 @@ nn::Conv2d conv(std::int64_t in, std::int64_t out, std::int64_t k, std::int64_t 
 
 struct BasicBlockImpl : nn::Module {
   BasicBlockImpl(std::int64_t in, std::int64_t out, std::int64_t stride)
+      // In the members' declaration order (conv1, conv2, bn1, bn2), the order they are built and
+      // registered in, which fixes the seeded initial weights.
       : conv1(register_module("conv1", conv(in, out, 3, stride, 1))),
-        bn1(register_module("bn1", nn::BatchNorm2d(out))),
         conv2(register_module("conv2", conv(out, out, 3, 1, 1))),
+        bn1(register_module("bn1", nn::BatchNorm2d(out))),
         bn2(register_module("bn2", nn::BatchNorm2d(out))) {
     if (stride != 1 || in != out)
       downsample = register_module("downsample", nn::Sequential(conv(in, out, 1, stride, 0), nn::BatchNorm2d(out)));

@@ -56,6 +56,9 @@ class TrainingTask {
   // L2 norm of the current gradients (after backward, before optimizer_step; loss scaling undone);
   // nullopt where the task cannot tell (a GAN's step is not separable). Synchronizes.
   virtual std::optional<double> gradient_norm() { return std::nullopt; }
+  // Whether the last optimizer step was skipped by loss scaling (float16 with Inf/NaN gradients).
+  // Synchronizes.
+  virtual bool last_step_skipped() { return false; }
   virtual std::int64_t parameter_count() const = 0;
   virtual std::string data_source() const = 0;
   virtual bool synthetic_data() const = 0;

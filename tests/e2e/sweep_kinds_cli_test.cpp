@@ -131,3 +131,16 @@ TEST(SweepKindsCli, RunWithAWidthLabelsTheModel) {
   EXPECT_EQ(j["cases"][0]["width"], 128);
   EXPECT_EQ(j["cases"][0]["parameter_count"], 784 * 128 + 128 + 128 * 10 + 10);
 }
+
+TEST(SweepKindsCli, AdviseOnAStoredSweepGivesTheSweepsAdvice) {
+  accelbench::testing::TempDir dir;
+  const auto db = dir.file("h.db");
+  const auto r = run_cli("sweep threads --model mlp --max-threads 2 --db " + db + kFast);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Advice (each rests on the measurement it quotes):"), std::string::npos) << r.out;
+  const auto a = run_cli("advise --db " + db);
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("mlp on cpu: use "), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find(" thread"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("samples/s"), std::string::npos) << a.out;
+}

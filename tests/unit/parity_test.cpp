@@ -49,3 +49,17 @@ TEST(Parity, AFailedRunOrReferenceCarriesTheError) {
 
 }  // namespace
 }  // namespace accelbench
+
+namespace accelbench {
+namespace {
+TEST(Parity, SkippedStepsAreCarriedAndSaid) {
+  ParityTrace run{{1.0, 0.9}, 1.0, ""};
+  run.skipped_steps = 1;
+  const auto p = make_parity(run, {{1.0, 0.8}, 1.0, ""}, "cuda:0 float32");
+  EXPECT_EQ(p.skipped_steps, 1);
+  EXPECT_NE(describe_parity(p).find("loss scaling skipped 1 of the 2 optimizer steps"), std::string::npos) << describe_parity(p);
+  Parity none = make_parity({{1.0}, 1.0, ""}, {{1.0}, 1.0, ""}, "x");
+  EXPECT_EQ(describe_parity(none).find("skipped"), std::string::npos);
+}
+}  // namespace
+}  // namespace accelbench
