@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "core/durations.h"
@@ -150,7 +151,9 @@ void advise_setting_sweep(const RunResult& run, const nlohmann::json& sw, const 
     if (p.at(key).get<int>() == 0) zero = &p;
   }
   if (!at_best || !top) return;
-  std::string text = fmt::format("use {} {}: {} samples/s", best, noun, format_count(at_best->at("samples_per_s").get<double>()));
+  // "1 thread", "2 threads": `noun` is the plural.
+  auto counted = [noun](int n) { return fmt::format("{} {}", n, n == 1 ? std::string(noun).substr(0, std::strlen(noun) - 1) : noun); };
+  std::string text = fmt::format("use {}: {} samples/s", counted(best), format_count(at_best->at("samples_per_s").get<double>()));
   std::vector<std::string> evidence{fmt::format("{}={}", key, best),
                                     "samples_per_s=" + format_count(at_best->at("samples_per_s").get<double>())};
   if (std::string(key) == "threads" && at_best->contains("speedup")) {
@@ -165,7 +168,7 @@ void advise_setting_sweep(const RunResult& run, const nlohmann::json& sw, const 
     evidence.push_back(fmt::format("data_wait={:.1f}%", 100 * at_best->at("data_wait_fraction").get<double>()));
   }
   if (top != at_best)
-    text += fmt::format("; the best, {} {}, is only {:.1f}% faster", top->at(key).get<int>(), noun,
+    text += fmt::format("; the best, {}, is only {:.1f}% faster", counted(top->at(key).get<int>()),
                         100 * (top->at("samples_per_s").get<double>() / at_best->at("samples_per_s").get<double>() - 1));
   out.push_back({std::string(key) == "threads" ? "threads-best" : "workers-best", subject, text, evidence});
   (void)run;

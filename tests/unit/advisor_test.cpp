@@ -493,7 +493,7 @@ TEST(AdvisorWorkersSweep, BestQuotesItsDataWaitAndZeroWorkers) {
   ASSERT_EQ(count(a, "workers-best"), 1u) << dump(a);
   const auto& w = *find(a, "workers-best");
   EXPECT_EQ(w.subject, "resnet18 on cuda:0");
-  EXPECT_TRUE(contains(w.text, "use 1 workers: 10.0k samples/s, data wait 5.0% of the step")) << w.text;
+  EXPECT_TRUE(contains(w.text, "use 1 worker: 10.0k samples/s, data wait 5.0% of the step")) << w.text;
   EXPECT_TRUE(contains(w.text, "(with 0 workers: 30.0%, 8000 samples/s)")) << w.text;
   // Staged (12.3k samples/s) is the ceiling, not a setting: the best setting is 2 workers.
   EXPECT_TRUE(contains(w.text, "the best, 2 workers, is only 3.0% faster")) << w.text;
