@@ -7,7 +7,7 @@
 # The source is unpacked once into /tmp/accelbench-src and rebuilt incrementally while the
 # machine stays warm.
 set -uo pipefail
-part=${1:?part 1, 2, 3 or 4}
+part=${1:?part 1 to 6}
 OUT=${OUT:-/tmp/accelbench-out}
 mkdir -p "$OUT"
 log="$OUT/session-$part.log"
@@ -90,6 +90,15 @@ precision() {  # model, budget
     echo "== batch sweep transformer without checkpointing, 16 GiB (the same settings as part 3)"
     timeout 200 $B sweep batch --model transformer --device cuda --memory-limit 16GiB --budget 100s \
       --max-time-per-point 20s --no-save --json "$OUT/sweep-transformer-16g.json" | tail -22
+    echo "exit ${PIPESTATUS[0]}"
+    ;;
+  6)
+    echo "== float16 on the transformer: how many steps loss scaling skips"
+    timeout 150 $B sweep precision --model transformer --device cuda --dtypes float32,float16 --budget 30s --no-save \
+      --json "$OUT/precision-transformer-fp16.json" 2>"$OUT/precision-transformer-fp16.stderr"
+    echo "exit $?"
+    echo "== an isolated checkpointed sweep ends cleanly"
+    timeout 150 $B sweep batch --model transformer --device cuda --checkpoint --to 64 --budget 30s --no-save 2>&1 | tail -12
     echo "exit ${PIPESTATUS[0]}"
     ;;
   5)
