@@ -41,7 +41,9 @@ std::string memory_of(const CaseResult& c) {
 void advise_batch_sweep(const RunResult& run, const nlohmann::json& sw, std::vector<Advice>& out) {
   if (sw.at("knee").is_null()) return;
   const auto knee = sw.at("knee").get<std::int64_t>();
-  const std::string subject = fmt::format("{} on {} ({})", sw.at("model").get<std::string>(), sw.at("device").get<std::string>(),
+  const CaseSpec label{sw.at("model").get<std::string>(), "", "", 0, 0, sw.value("width", std::int64_t{0}),
+                       sw.value("checkpoint", false)};
+  const std::string subject = fmt::format("{} on {} ({})", model_label(label), sw.at("device").get<std::string>(),
                                           sw.at("dtype").get<std::string>());
   const CaseResult *at_knee = nullptr, *smallest = nullptr;
   for (const auto& c : run.cases) {
