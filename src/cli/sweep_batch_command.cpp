@@ -130,10 +130,7 @@ std::string render_sweep_report(const RunResult& run, const nlohmann::json& swee
     t.push_back({std::to_string(c.spec.batch_size), throughput_with_ci(c),
                  c.status == "ok" ? format_seconds_short(c.stats.median) : "-", c.status == "ok" ? peak_memory(c) : "-", status});
   }
-  out += render_table(t, 0);
-  if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
-    out += "~ = noisy: CI target not met in the time allowed.\n";
-  out += "\n";
+  out += render_table(t, 0) + "\n";
   if (!sweep["knee"].is_null())
     out += fmt::format("knee: batch {} (the smallest batch within {:.0f}% of the best throughput, {} samples/s at batch {})\n",
                        sweep["knee"].get<std::int64_t>(), 100 * kKneeTolerance,
@@ -218,15 +215,12 @@ int execute_sweep_batch(const SweepBatchOptions& o, const CLI::App& cmd) {
       std::fprintf(stderr, "accelbench: [%zu] batch %lld failed: %s\n", points.size() + 1, static_cast<long long>(*batch),
                    result.error.c_str());
     points.push_back({*batch, outcome, phase});
-    auto cases = record.run().cases;
-    cases.push_back(result);
-    const auto block = sweep_block(o, s, to, to_default, memory_limit, planner, points, cases);
-    record.add(std::move(result), block);
+    record.add(std::move(result), [&](const RunResult& run) {
+      return sweep_block(o, s, to, to_default, memory_limit, planner, points, run.cases);
+    });
   }
   const auto doc = record.finish(sweep_block(o, s, to, to_default, memory_limit, planner, points, record.run().cases), s.store.get());
-  std::cout << render_sweep_report(record.run(), doc["sweep"]) << sweep_advice_section(doc) << std::flush;
-  std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(record.run().wall_s).c_str(),
-               o.common.json_path.empty() ? "" : fmt::format(", results in {}", o.common.json_path).c_str());
+  print_sweep_report(record, doc, render_sweep_report(record.run(), doc["sweep"]), o.common.json_path);
   const bool any_failed = std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return p.outcome == PointOutcome::failed; });
   return any_failed || !planner.largest_fit() ? 1 : 0;
 }

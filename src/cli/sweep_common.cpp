@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "analysis/advisor.h"
@@ -191,10 +192,10 @@ nlohmann::json SweepRecord::document(const nlohmann::json& sweep_block) const {
   return doc;
 }
 
-void SweepRecord::add(CaseResult result, const nlohmann::json& sweep_block) {
+void SweepRecord::add(CaseResult result, const std::function<nlohmann::json(const RunResult&)>& sweep_block) {
   run_.cases.push_back(std::move(result));
   run_.wall_s = elapsed_s();
-  if (!json_path_.empty()) write_json_document(document(sweep_block), json_path_);  // each point as soon as it is measured
+  if (!json_path_.empty()) write_json_document(document(sweep_block(run_)), json_path_);  // each point as soon as it is measured
 }
 
 nlohmann::json SweepRecord::finish(nlohmann::json sweep_block, HistoryStore* store) {
@@ -216,11 +217,16 @@ std::string sweep_report_header(const RunResult& run, const std::string& title) 
                      ctx.torch_version, ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model, ctx.physical_cores, title);
 }
 
-std::string sweep_advice_section(const nlohmann::json& document) {
-  const auto run = document.get<RunResult>();
-  const auto advice = advise(run, document);
-  const auto text = render_advice(advice);
-  return text.empty() ? "" : "\n" + text;
+void print_sweep_report(const SweepRecord& record, const nlohmann::json& document, const std::string& report,
+                        const std::string& json_path) {
+  const auto& run = record.run();
+  std::string out = report;
+  if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
+    out += "~ = noisy: CI target not met in the time allowed.\n";
+  if (const auto advice = render_advice(advise(run, document)); !advice.empty()) out += "\n" + advice;
+  std::cout << out << std::flush;
+  std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(run.wall_s).c_str(),
+               json_path.empty() ? "" : fmt::format(", results in {}", json_path).c_str());
 }
 
 // ---- table cells ------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,8 +91,8 @@ class SweepRecord {
   SweepRecord(const std::string& command, nlohmann::json settings, std::string json_path);
   RunResult& run() { return run_; }
   const RunResult& run() const { return run_; }
-  // Adds a case and rewrites --json with the sweep block as it stands.
-  void add(CaseResult result, const nlohmann::json& sweep_block);
+  // Adds a case, then rewrites --json with the sweep block made from the run as it now stands.
+  void add(CaseResult result, const std::function<nlohmann::json(const RunResult&)>& sweep_block);
   // Final document (sweep block with "finished": true), written and stored; returns it.
   nlohmann::json finish(nlohmann::json sweep_block, HistoryStore* store);
   double elapsed_s() const;
@@ -105,8 +106,10 @@ class SweepRecord {
 
 // The header lines of a sweep's report: version, torch, CPU, then `title`.
 std::string sweep_report_header(const RunResult& run, const std::string& title);
-// The sweep's advice section (analysis/advisor.h on the document), or "" when nothing to advise.
-std::string sweep_advice_section(const nlohmann::json& document);
+// Prints the sweep's report on stdout: `report` (header, table, best value), a note when a point
+// was noisy, the advice (analysis/advisor.h on the document); then the "done" line on stderr.
+void print_sweep_report(const SweepRecord& record, const nlohmann::json& document, const std::string& report,
+                        const std::string& json_path);
 
 // Table cells.
 std::string throughput_with_ci(const CaseResult& c);  // "1.2k [1.1k, 1.3k]" samples/s, "~" when noisy

@@ -151,8 +151,9 @@ int execute_sweep_crossover(const SweepCrossoverOptions& o, const CLI::App& cmd)
     p.device_case = record.run().cases.size();
     p.cpu_case = p.device_case + 1;
     points.push_back(p);
-    record.add(std::move(pair[0]), sweep_block(o, s, points));
-    record.add(std::move(pair[1]), sweep_block(o, s, points));
+    const auto block = [&](const RunResult&) { return sweep_block(o, s, points); };
+    record.add(std::move(pair[0]), block);
+    record.add(std::move(pair[1]), block);
   }
   record.run().speedups = compute_speedups(record.run().cases);
   const auto doc = record.finish(sweep_block(o, s, points), s.store.get());
@@ -174,12 +175,8 @@ int execute_sweep_crossover(const SweepCrossoverOptions& o, const CLI::App& cmd)
                  status});
   }
   out += render_table(t, 0);
-  if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
-    out += "~ = noisy: CI target not met in the time allowed.\n";
   out += "\ncrossover: " + sweep["crossover"]["text"].get<std::string>() + "\n";
-  std::cout << out << sweep_advice_section(doc) << std::flush;
-  std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(run.wall_s).c_str(),
-               o.common.json_path.empty() ? "" : fmt::format(", results in {}", o.common.json_path).c_str());
+  print_sweep_report(record, doc, out, o.common.json_path);
   return failures ? 1 : 0;
 }
 

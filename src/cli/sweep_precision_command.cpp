@@ -145,8 +145,6 @@ std::string render_report(const RunResult& run, const nlohmann::json& sweep, con
     t.push_back(row);
   }
   out += render_table(t, 0);
-  if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
-    out += "~ = noisy: CI target not met in the time allowed.\n";
   out += fmt::format("\n\"loss drifts\": the loss after the parity steps differs from float32's by more than {:.2g}% (2%, or "
                      "twice float32's own run-to-run drift when larger). \"again\": float32 run a second time, the same way: "
                      "the floor of the comparison (non-deterministic kernels). \"N skipped\": optimizer steps that float16's loss "
@@ -261,15 +259,10 @@ int execute_sweep_precision(const SweepPrecisionOptions& o, const CLI::App& cmd)
                            : "",
                  p.parity && p.precision != "float32" ? (", " + describe_parity(*p.parity)).c_str() : "");
     points.push_back(p);
-    auto run_now = record.run();
-    run_now.cases.push_back(result);
-    const auto block = sweep_block(o, s, points, run_now, floor);
-    record.add(std::move(result), block);
+    record.add(std::move(result), [&](const RunResult& run) { return sweep_block(o, s, points, run, floor); });
   }
   const auto doc = record.finish(sweep_block(o, s, points, record.run(), floor), s.store.get());
-  std::cout << render_report(record.run(), doc["sweep"], points, floor) << sweep_advice_section(doc) << std::flush;
-  std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(record.run().wall_s).c_str(),
-               o.common.json_path.empty() ? "" : fmt::format(", results in {}", o.common.json_path).c_str());
+  print_sweep_report(record, doc, render_report(record.run(), doc["sweep"], points, floor), o.common.json_path);
   return failures ? 1 : 0;
 }
 

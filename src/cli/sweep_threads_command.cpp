@@ -101,10 +101,7 @@ int execute_sweep_threads(const SweepThreadsOptions& o, const CLI::App& cmd) {
     if (result.status != "ok") ++failures;
     std::fprintf(stderr, "accelbench: [%zu] %d thread%s: %s samples/s%s\n", i + 1, threads[i], threads[i] == 1 ? "" : "s",
                  throughput_with_ci(result).c_str(), result.status == "ok" ? "" : (": " + result.error).c_str());
-    auto run_now = record.run();
-    run_now.cases.push_back(result);
-    const auto block = sweep_block(o, s, threads, run_now);
-    record.add(std::move(result), block);
+    record.add(std::move(result), [&](const RunResult& run) { return sweep_block(o, s, threads, run); });
   }
   at::set_num_threads(restore);
   const auto doc = record.finish(sweep_block(o, s, threads, record.run()), s.store.get());
@@ -122,15 +119,11 @@ int execute_sweep_threads(const SweepThreadsOptions& o, const CLI::App& cmd) {
                  p.contains("efficiency") ? fmt::format("{:.0f}%", 100 * p["efficiency"].get<double>()) : "-", status_cell(c)});
   }
   out += render_table(t, 0);
-  if (std::any_of(record.run().cases.begin(), record.run().cases.end(), [](const CaseResult& c) { return c.noisy; }))
-    out += "~ = noisy: CI target not met in the time allowed.\n";
   out += "\nefficiency: the speed-up over one thread divided by the threads (100% = perfect scaling).\n";
   if (!sweep["best_threads"].is_null())
     out += fmt::format("best: {} threads (the fewest within {:.0f}% of the best throughput, {} samples/s)\n",
                        sweep["best_threads"].get<int>(), 100 * kKneeTolerance, format_count(sweep["best_samples_per_s"].get<double>()));
-  std::cout << out << sweep_advice_section(doc) << std::flush;
-  std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(record.run().wall_s).c_str(),
-               o.common.json_path.empty() ? "" : fmt::format(", results in {}", o.common.json_path).c_str());
+  print_sweep_report(record, doc, out, o.common.json_path);
   return failures ? 1 : 0;
 }
 

@@ -101,10 +101,7 @@ int execute_sweep_workers(const SweepWorkersOptions& o, const CLI::App& cmd) {
                  result.status != "ok"    ? (": " + result.error).c_str()
                  : workers[i] == kStaged ? ""
                                          : fmt::format(", data wait {:.1f}% of the step", 100 * result.data_wait_fraction).c_str());
-    auto run_now = record.run();
-    run_now.cases.push_back(result);
-    const auto block = sweep_block(o, s, workers, run_now);
-    record.add(std::move(result), block);
+    record.add(std::move(result), [&](const RunResult& run) { return sweep_block(o, s, workers, run); });
   }
   const auto doc = record.finish(sweep_block(o, s, workers, record.run()), s.store.get());
   const auto& sweep = doc["sweep"];
@@ -120,16 +117,12 @@ int execute_sweep_workers(const SweepWorkersOptions& o, const CLI::App& cmd) {
                  status_cell(c)});
   }
   out += render_table(t, 0);
-  if (std::any_of(record.run().cases.begin(), record.run().cases.end(), [](const CaseResult& c) { return c.noisy; }))
-    out += "~ = noisy: CI target not met in the time allowed.\n";
   out += "\nstaged: batches placed on the device before timing (compute only, the ceiling); 0 workers: each batch is made "
          "in the training thread when needed; data wait: the share of each step spent waiting for input.\n";
   if (!sweep["best_workers"].is_null())
     out += fmt::format("best: {} workers (the fewest within {:.0f}% of the best throughput, {} samples/s)\n",
                        sweep["best_workers"].get<int>(), 100 * kKneeTolerance, format_count(sweep["best_samples_per_s"].get<double>()));
-  std::cout << out << sweep_advice_section(doc) << std::flush;
-  std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(record.run().wall_s).c_str(),
-               o.common.json_path.empty() ? "" : fmt::format(", results in {}", o.common.json_path).c_str());
+  print_sweep_report(record, doc, out, o.common.json_path);
   return failures ? 1 : 0;
 }
 

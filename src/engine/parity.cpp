@@ -18,18 +18,8 @@ ParityTrace train_for_parity(const CaseSpec& spec, const Workload& workload, Dev
   try {
     Tf32Guard tf32(parse_precision(spec.dtype).tf32);
     if (spec.threads > 0) at::set_num_threads(spec.threads);
-    WorkloadOptions wo;
-    wo.device = device.torch_device();
-    wo.batch_size = spec.batch_size;
-    wo.seed = opt.seed;
-    wo.use_real_data = opt.use_real_data;
-    wo.data_dir = opt.data_dir;
-    wo.dtype = spec.dtype;
-    wo.variant = opt.variant;
-    wo.text_path = opt.text_path;
-    wo.seq_len = opt.seq_len;
-    wo.width = spec.width;
-    wo.checkpoint = spec.checkpoint;
+    auto wo = workload_options_for(spec, device, opt);
+    wo.workers = -1;  // staged batches: the same ones on every device
     wo.dropout = false;
     auto task = workload.build(wo);
     for (int k = 1; k <= steps; ++k) {

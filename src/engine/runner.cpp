@@ -43,6 +43,23 @@ void check_finite(const at::Tensor& loss, const char* where, std::size_t step) {
 }
 }  // namespace
 
+WorkloadOptions workload_options_for(const CaseSpec& spec, Device& device, const MeasureOptions& opt) {
+  WorkloadOptions wo;
+  wo.device = device.torch_device();
+  wo.batch_size = spec.batch_size;
+  wo.seed = opt.seed;
+  wo.use_real_data = opt.use_real_data;
+  wo.data_dir = opt.data_dir;
+  wo.workers = opt.workers;
+  wo.dtype = spec.dtype;
+  wo.variant = opt.variant;
+  wo.text_path = opt.text_path;
+  wo.seq_len = opt.seq_len;
+  wo.width = spec.width;
+  wo.checkpoint = spec.checkpoint;
+  return wo;
+}
+
 CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& device, const MeasureOptions& opt,
                         const ProgressFn& progress) {
   CaseResult r;
@@ -80,19 +97,7 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
     r.spec.threads = at::get_num_threads();
     report("build", 0, INFINITY);
     device.reset_peak_memory();
-    WorkloadOptions wo;
-    wo.device = device.torch_device();
-    wo.batch_size = spec.batch_size;
-    wo.seed = opt.seed;
-    wo.use_real_data = opt.use_real_data;
-    wo.data_dir = opt.data_dir;
-    wo.workers = opt.workers;
-    wo.dtype = spec.dtype;
-    wo.variant = opt.variant;
-    wo.text_path = opt.text_path;
-    wo.seq_len = opt.seq_len;
-    wo.width = spec.width;
-    wo.checkpoint = spec.checkpoint;
+    auto wo = workload_options_for(spec, device, opt);
     const auto steps_per_epoch = static_cast<std::int64_t>(
         std::ceil(static_cast<double>(info.samples_per_epoch) / static_cast<double>(spec.batch_size)));
     // A real epoch goes through a whole epoch of distinct batches (the whole data set when real).

@@ -12,6 +12,7 @@ namespace accelbench {
 
 class Device;
 class Workload;
+struct WorkloadOptions;
 
 struct MeasureOptions {
   StoppingRule stopping;              // max_time_s bounds the whole case: build, warm-up, sampling
@@ -43,6 +44,10 @@ struct ProgressEvent {
   double case_allowance_s = 0;
 };
 using ProgressFn = std::function<void(const ProgressEvent&)>;
+
+// The options a case's workload is built with: the spec's batch, precision, width and
+// checkpointing on this device, the measurement's data, variant, sequence length and seed.
+WorkloadOptions workload_options_for(const CaseSpec& spec, Device& device, const MeasureOptions& options);
 
 // Never throws for what goes wrong inside the case (out of memory, NaN, a backend error): the
 // result then has status "failed" and a one-line error.
