@@ -79,9 +79,11 @@ int execute_profile(const ProfileCliOptions& o) {
     check.use_real_data = !o.synthetic;
     check.data_dir = o.data_dir;
     check.variant = o.variant;
+    check.dtype = precision.name;
     validate_workload_options(*workload, check);
   }
   auto device = open_device(o.device);  // UsageError naming the available devices
+  check_precision_on_device(precision, device->torch_device().type(), device->id());
 
   ProfileOptions po;
   po.batch_size = o.batch_size;
@@ -128,7 +130,7 @@ void add_profile_command(CLI::App& app, Action& action) {
   cmd->add_option("--top", o->top, "Ops listed, by self time (device time when the device's activity is recorded)")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU intra-op threads (0: torch's default)")->capture_default_str();
-  cmd->add_option("--dtype", o->dtype, "Precision: float32 or bfloat16 (autocast)")->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "Precision: float32, tfloat32 (CUDA), bfloat16, float16 (autocast)")->capture_default_str();
   cmd->add_option("--trace", o->trace_path, "Write a Chrome trace (chrome://tracing, Perfetto) to this file");
   cmd->add_option("--json", o->json_path, "Write the profile as JSON to this file; without a file (or '-'): to stdout, no table")
       ->expected(0, 1)

@@ -1,5 +1,7 @@
 #include "engine/profiler.h"
 
+#include "optim/autocast.h"
+
 #ifdef ACCELBENCH_NO_PROFILER
 #include "core/errors.h"
 namespace accelbench {
@@ -155,6 +157,7 @@ ProfileCapture profile_training(const std::string& workload_name, const Workload
   wo.variant = o.variant;
   wo.text_path = "";
   wo.seq_len = o.seq_len;
+  Tf32Guard tf32(parse_precision(o.dtype).tf32);  // tfloat32: TF32 matmuls while profiling
   auto task = workload.build(wo);
   for (int i = 0; i < o.warmup_steps; ++i) {
     auto loss = task->step();

@@ -43,6 +43,7 @@ TEST(SweepKindsCli, BadInputIsOneLineAndExitCodeTwo) {
   expect_usage_error("run --models cnn --width 8", "--width applies to the mlp only, not to cnn");
   expect_usage_error("run --models mlp --parity-steps 5000", "--parity-steps must be in [0, 1000]");
   expect_usage_error("run --models mlp --dtype tf32 --devices cpu", "precision tfloat32 is not available on cpu");
+  expect_usage_error("profile mlp --device cpu --dtype tfloat32", "precision tfloat32 is not available on cpu");
 }
 
 TEST(SweepKindsCli, PrecisionSweepOnTheCpuWithParity) {
