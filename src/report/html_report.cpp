@@ -41,6 +41,67 @@ std::string empty_figure(const std::string& key, const std::string& caption, con
                      key, xml_escape(caption), xml_escape(why));
 }
 
+std::string ratio_text(const nlohmann::json& r) {
+  return fmt::format("{:.3g}x", r.at("ratio").get<double>());
+}
+std::string ci_text(const nlohmann::json& r) {
+  return fmt::format("{:.3g} - {:.3g}", r.at("low").get<double>(), r.at("high").get<double>());
+}
+
+// Only for sweeps of those kinds; "" otherwise, and for a block it cannot read.
+std::string sweep_figure(const nlohmann::json& document) {
+  const auto it = document.find("sweep");
+  if (it == document.end() || !it->is_object()) return "";
+  const auto& sw = *it;
+  try {
+    const auto kind = sw.value("kind", std::string());
+    if (kind == "precision") {
+      BarChartSpec spec{"chart-precision", "Speed-up over float32 per precision", "x (float32 step / this step)", {}, false, 1.0};
+      Rows t{{"precision", "speed-up", "95% CI", "loss vs float32", "parity"}};
+      for (const auto& p : sw.at("points")) {
+        if (p.at("speedup").is_null()) continue;
+        const auto& sp = p.at("speedup");
+        spec.items.push_back(BarItem{p.at("precision").get<std::string>(), sw.at("device").get<std::string>(),
+                                     sp.at("ratio").get<double>(), sp.at("low").get<double>(), sp.at("high").get<double>(), false});
+        const auto& q = p.at("parity");
+        const bool has = q.is_object() && q.value("error", std::string()).empty() && q.value("steps", 0) > 0;
+        t.push_back({p.at("precision").get<std::string>(), ratio_text(sp), ci_text(sp),
+                     has ? fmt::format("{:.2g}%", 100 * q.at("loss_rel_diff").get<double>()) : "-",
+                     p.value("parity_ok", nlohmann::json()).is_boolean() ? (p.at("parity_ok").get<bool>() ? "ok" : "drifts") : "-"});
+      }
+      if (spec.items.empty()) return "";
+      return figure("sweep-precision", fmt::format("Precision sweep: {} on {}", sw.at("model").get<std::string>(),
+                                                   sw.at("device").get<std::string>()),
+                    render_bar_chart(spec), t);
+    }
+    if (kind == "crossover") {
+      const auto axis = sw.at("axis").get<std::string>();
+      LineChartSpec spec{"chart-crossover", "Speed-up of the accelerator over the CPU", axis,
+                         "x (CPU step / accelerator step)", {}, true};
+      LineSeries ratio{"speed-up", {}}, low{"95% CI low", {}}, high{"95% CI high", {}}, even{"break-even (1x)", {}};
+      Rows t{{axis, "speed-up", "95% CI"}};
+      for (const auto& p : sw.at("points")) {
+        const double x = static_cast<double>(p.at("x").get<std::int64_t>());
+        even.points.emplace_back(x, 1.0);
+        if (p.at("speedup").is_null()) continue;
+        const auto& sp = p.at("speedup");
+        ratio.points.emplace_back(x, sp.at("ratio").get<double>());
+        low.points.emplace_back(x, sp.at("low").get<double>());
+        high.points.emplace_back(x, sp.at("high").get<double>());
+        t.push_back({std::to_string(p.at("x").get<std::int64_t>()), ratio_text(sp), ci_text(sp)});
+      }
+      if (ratio.points.size() < 2) return "";
+      spec.series = {ratio, low, high, even};
+      return figure("sweep-crossover",
+                    fmt::format("Crossover: {} on {} against the CPU: {}", sw.at("model").get<std::string>(),
+                                sw.at("device").get<std::string>(), sw.at("crossover").at("text").get<std::string>()),
+                    render_line_chart(spec), t);
+    }
+  } catch (const nlohmann::json::exception&) {
+  }
+  return "";
+}
+
 constexpr const char* kStyle = R"css(
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1180px; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
@@ -259,6 +320,8 @@ std::string render_html_report(const ReportSource& src) {
                            thr.series.empty() ? why : "The sweep's cases report no memory figure.");
     else body += figure("sweep-memory", "Peak memory against batch size", render_line_chart(mem), tm);
   }
+  // A precision or crossover sweep's own figure: speed-up per precision, or against the swept axis.
+  body += sweep_figure(src.document);
   // 5-6. Power and temperature over time (telemetry).
   {
     const auto tel = telemetry_curves(src.document);

@@ -196,3 +196,36 @@ TEST(Reports, AtomicWriteLeavesNoPartialFile) {
   EXPECT_EQ(files, 1u);  // only r.md: no temporary left behind
   fs::remove_all(dir);
 }
+
+TEST(Reports, HtmlDrawsAPrecisionSweepAndACrossover) {
+  using nlohmann::json;
+  auto sp = [](double r, double lo, double hi) { return json{{"ratio", r}, {"low", lo}, {"high", hi}}; };
+  json precision = {{"kind", "precision"}, {"model", "bert-base"}, {"device", "cuda:0"},
+                    {"points", json::array({
+                        {{"precision", "float32"}, {"speedup", sp(1, 1, 1)}, {"parity", nullptr}, {"parity_ok", nullptr}},
+                        {{"precision", "bfloat16"}, {"speedup", sp(3.75, 3.70, 3.76)},
+                         {"parity", {{"steps", 10}, {"error", ""}, {"loss_rel_diff", 0.00016}}}, {"parity_ok", true}},
+                        {{"precision", "float16"}, {"speedup", nullptr}, {"parity", nullptr}, {"parity_ok", nullptr}}})}};
+  auto html = render_html_report(ReportSource{make_run(), json{{"sweep", precision}}, "run 1"});
+  auto f = figure_of(html, "sweep-precision");
+  EXPECT_EQ(count(f, "<rect class=\"bar\""), 2u) << f;  // float16 has no speed-up: no bar
+  EXPECT_EQ(count(f, "class=\"baseline\""), 1u);      // 1x
+  EXPECT_NE(f.find("3.75x"), std::string::npos);
+  EXPECT_NE(f.find("3.7 - 3.76"), std::string::npos);
+  EXPECT_NE(f.find("0.016%"), std::string::npos);
+  EXPECT_EQ(html.find("data-chart=\"sweep-crossover\""), std::string::npos);
+
+  json crossover = {{"kind", "crossover"}, {"axis", "batch"}, {"model", "mlp"}, {"device", "cuda:0"},
+                    {"crossover", {{"text", "the accelerator overtakes the CPU at batch 16 and stays ahead"}}},
+                    {"points", json::array({{{"x", 8}, {"speedup", sp(1.01, 0.99, 1.03)}},
+                                            {{"x", 16}, {"speedup", sp(1.58, 1.56, 1.61)}},
+                                            {{"x", 32}, {"speedup", nullptr}}})}};
+  html = render_html_report(ReportSource{make_run(), json{{"sweep", crossover}}, "run 2"});
+  f = figure_of(html, "sweep-crossover");
+  EXPECT_EQ(count(f, "<polyline class=\"series\""), 4u) << f;  // speed-up, CI low, CI high, break-even
+  EXPECT_NE(f.find("overtakes the CPU at batch 16"), std::string::npos);
+  EXPECT_NE(f.find("1.58x"), std::string::npos);
+  // A block it cannot read draws nothing and does not throw.
+  html = render_html_report(ReportSource{make_run(), json{{"sweep", {{"kind", "crossover"}}}}, "run 3"});
+  EXPECT_EQ(html.find("data-chart=\"sweep-crossover\""), std::string::npos);
+}
