@@ -9,6 +9,7 @@
 
 #include "analysis/op_profile.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/errors.h"
 #include "device/device.h"
 #include "engine/profiler.h"
@@ -37,28 +38,6 @@ struct ProfileCliOptions {
   std::uint64_t seed = 0;
 };
 
-// An output file must be creatable: its directory exists and is writable, and it is not a directory.
-void check_writable(const std::string& path, const char* option) {
-  namespace fs = std::filesystem;
-  if (path.empty()) throw UsageError(fmt::format("{} needs a file name", option));
-  const auto abs = fs::absolute(path);
-  const auto parent = abs.parent_path();
-  if (fs::is_directory(abs)) throw UsageError(fmt::format("cannot write {} {}: it is a directory", option, path));
-  if (!fs::is_directory(parent) || ::access(parent.c_str(), W_OK) != 0)
-    throw UsageError(fmt::format("cannot write {} {}: directory {} does not exist or is not writable", option, path,
-                                 parent.string()));
-  // Probe by opening it (permission bits alone miss read-only file systems such as sysfs for root).
-  const bool existed = fs::exists(abs);
-  {
-    std::ofstream probe(abs, std::ios::app);
-    if (!probe) throw UsageError(fmt::format("cannot write {} {}: the file cannot be opened for writing", option, path));
-  }
-  if (!existed) {
-    std::error_code ec;
-    fs::remove(abs, ec);
-  }
-}
-
 int execute_profile(const ProfileCliOptions& o) {
   // Validate everything before building anything.
   auto workload = make_workload(o.model);  // UsageError naming the available models
@@ -66,14 +45,13 @@ int execute_profile(const ProfileCliOptions& o) {
   if (o.steps < 1 || o.steps > 1000) throw UsageError(fmt::format("--steps must be in [1, 1000] (got {})", o.steps));
   if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
   if (o.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", o.top));
-  if (o.threads < 0) throw UsageError(fmt::format("--threads must be 0 (torch's default) or more (got {})", o.threads));
-  if (o.seq_len < 2 || o.seq_len > 512) throw UsageError(fmt::format("--seq-len must be in [2, 512] (got {})", o.seq_len));
+  check_threads(o.threads);
+  check_seq_len(o.seq_len);
   const auto precision = parse_precision(o.dtype);
   if (!o.trace_path.empty()) check_writable(o.trace_path, "--trace");
   const bool json_stdout = o.json_path == "-";
   if (!o.json_path.empty() && !json_stdout) check_writable(o.json_path, "--json");
-  if (!o.data_dir.empty() && !std::filesystem::exists(o.data_dir))
-    throw UsageError(fmt::format("--data-dir {} does not exist", o.data_dir));
+  check_data_dir(o.data_dir);
   {
     WorkloadOptions check;
     check.use_real_data = !o.synthetic;

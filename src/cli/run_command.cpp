@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/durations.h"
 #include "core/errors.h"
 #include "device/device.h"
@@ -112,10 +113,8 @@ class ProgressLine {
 int execute_run(const RunOptions& o, const CLI::App& cmd) {
   // Validate everything before measuring anything.
   if (o.batch_size < 1) throw UsageError(fmt::format("--batch-size must be at least 1 (got {})", o.batch_size));
-  if (o.threads < 0) throw UsageError(fmt::format("--threads must be 0 (torch's default) or more (got {})", o.threads));
-  if (!(o.ci_target > 0 && o.ci_target < 1))
-    throw UsageError(fmt::format("--ci-target must be a fraction in (0, 1), e.g. 0.02 for +-2% (got {})", o.ci_target));
-  if (o.min_samples < 1) throw UsageError("--min-samples must be at least 1");
+  check_threads(o.threads);
+  check_stopping(o.ci_target, o.min_samples);
   const double min_time = parse_duration_seconds(o.min_time);
   double max_per_case = parse_duration_seconds(o.max_time_per_case);
   double budget = o.budget == "none" ? 0 : parse_duration_seconds(o.budget);
@@ -128,20 +127,14 @@ int execute_run(const RunOptions& o, const CLI::App& cmd) {
   std::vector<std::string> dtypes;
   for (const auto& t : split_list(o.dtypes)) dtypes.push_back(parse_precision(t).name);
   if (dtypes.empty()) throw UsageError("--dtype is empty; available: float32, bfloat16");
-  if (!o.json_path.empty()) {
-    const auto parent = std::filesystem::absolute(o.json_path).parent_path();
-    if (!std::filesystem::is_directory(parent) || ::access(parent.c_str(), W_OK) != 0)
-      throw UsageError(fmt::format("cannot write --json {}: directory {} does not exist or is not writable", o.json_path,
-                                   parent.string()));
-  }
+  if (!o.json_path.empty()) check_writable(o.json_path, "--json");
   if (o.workers < -1) throw UsageError(fmt::format("--workers must be 0 or more (got {})", o.workers));
   if (o.repeats < 1) throw UsageError(fmt::format("--repeats must be at least 1 (got {})", o.repeats));
   if (o.repeats > 1 && !o.full_epoch) throw UsageError("--repeats needs --full-epoch");
-  if (o.seq_len < 2 || o.seq_len > 512) throw UsageError(fmt::format("--seq-len must be in [2, 512] (got {})", o.seq_len));
+  check_seq_len(o.seq_len);
   if (!o.text_path.empty() && !std::filesystem::exists(o.text_path))
     throw UsageError(fmt::format("--text file not found: {}", o.text_path));
-  if (!o.data_dir.empty() && !std::filesystem::exists(o.data_dir))
-    throw UsageError(fmt::format("--data-dir {} does not exist", o.data_dir));
+  check_data_dir(o.data_dir);
   if (!(o.telemetry_hz >= 0.5 && o.telemetry_hz <= 1000))
     throw UsageError(fmt::format("--telemetry-hz must be between 0.5 and 1000 readings per second (got {})", o.telemetry_hz));
   if (o.epochs < 1) throw UsageError(fmt::format("--epochs must be at least 1 (got {})", o.epochs));

@@ -1,5 +1,7 @@
 #include "cli/sweep_common.h"
 
+#include "cli/option_checks.h"
+
 #include <CLI/CLI.hpp>
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
@@ -18,6 +20,7 @@
 #include "core/errors.h"
 #include "device/device.h"
 #include "engine/child_process.h"
+#include "engine/sweep_logic.h"
 #include "engine/torch_info.h"
 #include "optim/autocast.h"
 #include "report/json_report.h"
@@ -80,10 +83,8 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   SweepSetup s;
   if ((set & kSweepBatchOption) && o.batch_size < 1)
     throw UsageError(fmt::format("--batch-size must be at least 1 (got {})", o.batch_size));
-  if (o.threads < 0) throw UsageError(fmt::format("--threads must be 0 (torch's default) or more (got {})", o.threads));
-  if (!(o.ci_target > 0 && o.ci_target < 1))
-    throw UsageError(fmt::format("--ci-target must be a fraction in (0, 1), e.g. 0.02 for +-2% (got {})", o.ci_target));
-  if (o.min_samples < 1) throw UsageError("--min-samples must be at least 1");
+  check_threads(o.threads);
+  check_stopping(o.ci_target, o.min_samples);
   const double min_time = parse_duration_seconds(o.min_time);
   s.max_per_point_s = parse_duration_seconds(o.max_time_per_point);
   s.budget_s = o.budget == "none" ? 0 : parse_duration_seconds(o.budget);
@@ -93,32 +94,17 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
     throw UsageError(fmt::format("--dtype takes one precision per sweep (got '{}')", o.dtype));
   const auto precision = parse_precision(o.dtype);
   s.dtype = precision.name;
-  if (o.seq_len < 2 || o.seq_len > 512) throw UsageError(fmt::format("--seq-len must be in [2, 512] (got {})", o.seq_len));
+  check_seq_len(o.seq_len);
   if (cmd.count("--width") && o.width < 1) throw UsageError(fmt::format("--width must be at least 1 (got {})", o.width));
-  if (!o.data_dir.empty() && !std::filesystem::exists(o.data_dir))
-    throw UsageError(fmt::format("--data-dir {} does not exist", o.data_dir));
+  check_data_dir(o.data_dir);
   s.workload = make_workload(o.model);  // UsageError naming the models when unknown
   if (set & kSweepDeviceOption) {
     s.device = open_device(o.device);  // UsageError naming the devices when unknown
     s.device_id = s.device->id();
     check_precision_on_device(precision, s.device->torch_device().type(), s.device_id);
   }
-  if (!o.json_path.empty()) {
-    const auto parent = std::filesystem::absolute(o.json_path).parent_path();
-    if (!std::filesystem::is_directory(parent) || ::access(parent.c_str(), W_OK) != 0)
-      throw UsageError(fmt::format("cannot write --json {}: directory {} does not exist or is not writable", o.json_path,
-                                   parent.string()));
-  }
-  {
-    WorkloadOptions check;
-    check.use_real_data = !o.synthetic;
-    check.data_dir = o.data_dir;
-    check.variant = o.variant;
-    check.width = o.width;
-    check.checkpoint = o.checkpoint;
-    check.dtype = s.dtype;
-    validate_workload_options(*s.workload, check);
-  }
+  if (!o.json_path.empty()) check_writable(o.json_path, "--json");
+  validate_workload_options(*s.workload, input_check_options(o, s.dtype));
   auto& mo = s.measure;
   mo.stopping.ci_target = o.ci_target;
   mo.stopping.min_samples = o.min_samples;
@@ -155,6 +141,17 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   // The history is opened (created, migrated, or refused when damaged) before anything is measured.
   if (!o.no_save) s.store = std::make_unique<HistoryStore>(o.db_path.empty() ? HistoryStore::default_path() : o.db_path);
   return s;
+}
+
+WorkloadOptions input_check_options(const SweepCommonOptions& o, const std::string& dtype) {
+  WorkloadOptions check;
+  check.use_real_data = !o.synthetic;
+  check.data_dir = o.data_dir;
+  check.variant = o.variant;
+  check.width = o.width;
+  check.checkpoint = o.checkpoint;
+  check.dtype = dtype;
+  return check;
 }
 
 CaseSpec base_spec(const SweepCommonOptions& o, const SweepSetup& s) {
@@ -227,6 +224,13 @@ void print_sweep_report(const SweepRecord& record, const nlohmann::json& documen
   std::cout << out << std::flush;
   std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(run.wall_s).c_str(),
                json_path.empty() ? "" : fmt::format(", results in {}", json_path).c_str());
+}
+
+std::string best_setting_line(const nlohmann::json& sweep, const std::string& key) {
+  const auto& best = sweep.at("best_" + key);
+  if (best.is_null()) return "";
+  return fmt::format("best: {} {} (the fewest within {:.0f}% of the best throughput, {} samples/s)\n", best.get<int>(), key,
+                     100 * kKneeTolerance, format_count(sweep.at("best_samples_per_s").get<double>()));
 }
 
 // ---- table cells ------------------------------------------------------------------------------------

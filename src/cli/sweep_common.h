@@ -25,6 +25,7 @@ namespace accelbench {
 class Device;
 class Workload;
 class HistoryStore;
+struct WorkloadOptions;
 
 struct SweepCommonOptions {
   std::string model;
@@ -77,6 +78,10 @@ struct SweepSetup {
 };
 SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsigned set, const std::string& kind);
 
+// The options validate_workload_options() checks the inputs with (data, variant, width,
+// checkpointing) in precision `dtype`.
+WorkloadOptions input_check_options(const SweepCommonOptions& o, const std::string& dtype);
+
 // The spec of one point from the common options.
 CaseSpec base_spec(const SweepCommonOptions& o, const SweepSetup& s);
 
@@ -110,6 +115,10 @@ std::string sweep_report_header(const RunResult& run, const std::string& title);
 // was noisy, the advice (analysis/advisor.h on the document); then the "done" line on stderr.
 void print_sweep_report(const SweepRecord& record, const nlohmann::json& document, const std::string& report,
                         const std::string& json_path);
+
+// "best: 4 threads (the fewest within 5% of the best throughput, 3600 samples/s)" from a threads
+// or workers sweep's block (`key` = "threads" | "workers"); "" when it has no best.
+std::string best_setting_line(const nlohmann::json& sweep, const std::string& key);
 
 // Table cells.
 std::string throughput_with_ci(const CaseResult& c);  // "1.2k [1.1k, 1.3k]" samples/s, "~" when noisy

@@ -185,15 +185,8 @@ int execute_sweep_precision(const SweepPrecisionOptions& o, const CLI::App& cmd)
   // A precision the workload refuses (dcgan has no float16) is bad input when asked for by name.
   std::vector<std::string> refused(precisions.size());
   for (std::size_t i = 0; i < precisions.size(); ++i) {
-    WorkloadOptions check;
-    check.use_real_data = !o.common.synthetic;
-    check.data_dir = o.common.data_dir;
-    check.variant = o.common.variant;
-    check.width = o.common.width;
-    check.checkpoint = o.common.checkpoint;
-    check.dtype = precisions[i];
     try {
-      validate_workload_options(*s.workload, check);
+      validate_workload_options(*s.workload, input_check_options(o.common, precisions[i]));
     } catch (const UsageError& e) {
       if (explicit_list || precisions[i] == "float32") throw;
       refused[i] = e.what();

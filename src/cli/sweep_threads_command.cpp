@@ -120,9 +120,7 @@ int execute_sweep_threads(const SweepThreadsOptions& o, const CLI::App& cmd) {
   }
   out += render_table(t, 0);
   out += "\nefficiency: the speed-up over one thread divided by the threads (100% = perfect scaling).\n";
-  if (!sweep["best_threads"].is_null())
-    out += fmt::format("best: {} threads (the fewest within {:.0f}% of the best throughput, {} samples/s)\n",
-                       sweep["best_threads"].get<int>(), 100 * kKneeTolerance, format_count(sweep["best_samples_per_s"].get<double>()));
+  out += best_setting_line(sweep, "threads");
   print_sweep_report(record, doc, out, o.common.json_path);
   return failures ? 1 : 0;
 }

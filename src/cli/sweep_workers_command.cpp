@@ -119,9 +119,7 @@ int execute_sweep_workers(const SweepWorkersOptions& o, const CLI::App& cmd) {
   out += render_table(t, 0);
   out += "\nstaged: batches placed on the device before timing (compute only, the ceiling); 0 workers: each batch is made "
          "in the training thread when needed; data wait: the share of each step spent waiting for input.\n";
-  if (!sweep["best_workers"].is_null())
-    out += fmt::format("best: {} workers (the fewest within {:.0f}% of the best throughput, {} samples/s)\n",
-                       sweep["best_workers"].get<int>(), 100 * kKneeTolerance, format_count(sweep["best_samples_per_s"].get<double>()));
+  out += best_setting_line(sweep, "workers");
   print_sweep_report(record, doc, out, o.common.json_path);
   return failures ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 #include "engine/profiler.h"
 
+#include "engine/runner.h"
 #include "optim/autocast.h"
 
 #ifdef ACCELBENCH_NO_PROFILER
@@ -147,16 +148,15 @@ ProfileCapture profile_training(const std::string& workload_name, const Workload
   cap.steps = o.steps;
   cap.warmup_steps = o.warmup_steps;
 
-  WorkloadOptions wo;
-  wo.device = device.torch_device();
-  wo.batch_size = o.batch_size;
-  wo.seed = o.seed;
-  wo.use_real_data = o.use_real_data;
-  wo.data_dir = o.data_dir;
-  wo.dtype = o.dtype;
-  wo.variant = o.variant;
-  wo.text_path = "";
-  wo.seq_len = o.seq_len;
+  // The workload as measure_case builds it (staged batches, no pipeline).
+  const CaseSpec spec{workload_name, device.id(), o.dtype, o.batch_size, o.threads};
+  MeasureOptions mo;
+  mo.seed = o.seed;
+  mo.use_real_data = o.use_real_data;
+  mo.data_dir = o.data_dir;
+  mo.variant = o.variant;
+  mo.seq_len = o.seq_len;
+  const auto wo = workload_options_for(spec, device, mo);
   Tf32Guard tf32(parse_precision(o.dtype).tf32);  // tfloat32: TF32 matmuls while profiling
   auto task = workload.build(wo);
   for (int i = 0; i < o.warmup_steps; ++i) {

@@ -10,6 +10,8 @@
 
 #include "../unit/test_files.h"
 
+#include <gtest/gtest.h>
+
 namespace accelbench::testing {
 
 struct CliResult {
@@ -42,6 +44,16 @@ inline int count_lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
   return n;
+}
+
+// Bad input: exit code 2 and one line on stderr that contains `fragment`. Returns the result for
+// further checks.
+inline CliResult expect_usage_error(const std::string& args, const std::string& fragment, const std::string& env = "") {
+  const auto r = run_cli(args, env);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << "one line for: " << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
+  return r;
 }
 
 }  // namespace accelbench::testing

@@ -16,12 +16,7 @@ using accelbench::testing::run_cli;
 using accelbench::testing::slurp;
 using Result = accelbench::testing::CliResult;
 
-void expect_usage_error(const std::string& args, const std::string& fragment) {
-  const auto r = run_cli(args);
-  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
-  EXPECT_EQ(count_lines(r.err), 1) << "one line for: " << args << "\n" << r.err;
-  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
-}
+using accelbench::testing::expect_usage_error;
 }  // namespace
 
 TEST(ProfileCli, MlpOnCpuJson) {

@@ -13,12 +13,7 @@ using accelbench::testing::count_lines;
 using accelbench::testing::run_cli;
 using accelbench::testing::slurp;
 
-void expect_usage_error(const std::string& args, const std::string& fragment) {
-  const auto r = run_cli(args);
-  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
-  EXPECT_EQ(count_lines(r.err), 1) << "one line for: " << args << "\n" << r.err;
-  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
-}
+using accelbench::testing::expect_usage_error;
 
 const std::string kFast = " --ci-target 0.5 --min-samples 3 --min-time 0 --max-time-per-point 2s --no-telemetry --synthetic";
 }  // namespace
