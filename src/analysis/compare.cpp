@@ -126,8 +126,8 @@ RunComparison compare_runs(const RunResult& a, const RunResult& b, const Compare
       out.only_in_a.push_back(case_label(ca.spec));
       continue;
     }
-    if (ca.status != "ok" || it->status != "ok") {
-      out.only_in_a.push_back(case_label(ca.spec) + (ca.status != "ok" ? " (failed in A)" : " (failed in B)"));
+    if (!ca.ok() || !it->ok()) {
+      out.only_in_a.push_back(case_label(ca.spec) + (!ca.ok() ? " (failed in A)" : " (failed in B)"));
       continue;
     }
     CaseComparison cc{ca.spec.workload, ca.spec.device, ca.spec.dtype, ca.spec.batch_size,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/durations.h"
+
 #include <algorithm>
 #include <set>
 #include <unordered_map>
@@ -58,185 +60,227 @@ std::string describe_inputs(const std::vector<ProfileTensor>& inputs) {
 
 }  // namespace
 
-OpProfile analyze_profile(const ProfileCapture& c) {
-  OpProfile p;
-  p.workload = c.workload;
-  p.device = c.device;
-  p.device_type = c.device_type;
-  p.batch_size = c.batch_size;
-  p.steps = c.steps;
-  p.warmup_steps = c.warmup_steps;
-  p.wall_ns = c.wall_ns;
-  p.device_activity = c.device_activity;
-  p.fallback_warnings = c.fallback_warnings;
-  p.other_warnings = c.other_warnings;
-  p.trace_path = c.trace_path;
-  const bool accelerator = c.device_type != "cpu";
-  const bool device_basis = accelerator && c.device_activity;
-  p.share_basis = device_basis ? "device" : "self CPU";
-  p.other_host.name = "[other host events]";
+namespace {
 
-  const auto& ev = c.events;
-  const int n = static_cast<int>(ev.size());
-  auto valid = [&](int i) { return i >= 0 && i < n; };
-  // Host tree: parents that are host events; anything else is a root.
-  std::vector<int> parent(ev.size(), -1);
-  for (int i = 0; i < n; ++i)
-    if (!ev[i].device_side && valid(ev[i].parent) && ev[i].parent != i && !ev[ev[i].parent].device_side)
-      parent[i] = ev[i].parent;
-  auto ancestors = [&](int i, auto&& fn) {  // fn(j) for each proper ancestor; stops when fn returns true
-    int guard = 0;
-    for (int j = parent[i]; j >= 0 && guard < n; j = parent[j], ++guard)
-      if (fn(j)) return true;
-    return false;
-  };
+// The aggregation of one capture, as named steps: the host tree, self times, the per-op rows, the
+// device events credited to the op that launched them, the copies, the CPU ops of an accelerator
+// run, and the ranking.
+class ProfileAnalysis {
+ public:
+  explicit ProfileAnalysis(const ProfileCapture& c)
+      : c_(c), ev_(c.events), n_(static_cast<int>(c.events.size())), parent_(c.events.size(), -1),
+        self_(c.events.size(), 0) {}
 
-  // Self time: duration minus the host children's durations.
-  std::vector<double> child_sum(ev.size(), 0);
-  for (int i = 0; i < n; ++i)
-    if (!ev[i].device_side && parent[i] >= 0) child_sum[parent[i]] += static_cast<double>(ev[i].duration_ns);
-  std::vector<double> self(ev.size(), 0);
-  for (int i = 0; i < n; ++i) {
-    if (ev[i].device_side) continue;
-    self[i] = std::max(0.0, static_cast<double>(ev[i].duration_ns) - child_sum[i]);
-    p.host_self_ns += self[i];
-    if (parent[i] < 0) p.host_busy_ns += static_cast<double>(ev[i].duration_ns);
+  OpProfile run() {
+    describe_capture();
+    build_host_tree();
+    compute_self_times();
+    aggregate_host_ops();
+    credit_device_events();
+    collect_copies();
+    if (accelerator_) find_cpu_ops();
+    rank_ops();
+    return std::move(p_);
   }
 
+ private:
+  bool valid(int i) const { return i >= 0 && i < n_; }
+  // fn(j) for each proper ancestor of i; stops (and returns true) when fn returns true.
+  template <class Fn>
+  bool ancestors(int i, Fn&& fn) const {
+    int guard = 0;
+    for (int j = parent_[i]; j >= 0 && guard < n_; j = parent_[j], ++guard)
+      if (fn(j)) return true;
+    return false;
+  }
   // The innermost aten op enclosing a host event (itself included), -1 when none.
-  auto aten_owner = [&](int i) {
-    if (is_aten(ev[i].name)) return i;
+  int aten_owner(int i) const {
+    if (is_aten(ev_[i].name)) return i;
     int found = -1;
     ancestors(i, [&](int j) {
-      if (is_aten(ev[j].name)) {
-        found = j;
-        return true;
-      }
-      return false;
+      if (!is_aten(ev_[j].name)) return false;
+      found = j;
+      return true;
     });
     return found;
-  };
+  }
 
-  std::map<std::string, OpRow> rows;
-  for (int i = 0; i < n; ++i) {
-    if (ev[i].device_side) continue;
-    OpRow& r = is_aten(ev[i].name) ? rows[ev[i].name] : p.other_host;
-    if (is_aten(ev[i].name)) r.name = ev[i].name;
-    r.calls += 1;
-    r.self_cpu_ns += self[i];
-    const bool nested_same = ancestors(i, [&](int j) { return ev[j].name == ev[i].name; });
-    if (!nested_same) r.total_cpu_ns += static_cast<double>(ev[i].duration_ns);
+  void describe_capture() {
+    p_.workload = c_.workload;
+    p_.device = c_.device;
+    p_.device_type = c_.device_type;
+    p_.batch_size = c_.batch_size;
+    p_.steps = c_.steps;
+    p_.warmup_steps = c_.warmup_steps;
+    p_.wall_ns = c_.wall_ns;
+    p_.device_activity = c_.device_activity;
+    p_.fallback_warnings = c_.fallback_warnings;
+    p_.other_warnings = c_.other_warnings;
+    p_.trace_path = c_.trace_path;
+    accelerator_ = c_.device_type != "cpu";
+    device_basis_ = accelerator_ && c_.device_activity;
+    p_.share_basis = device_basis_ ? "device" : "self CPU";
+    p_.other_host.name = "[other host events]";
+  }
+
+  // Host tree: parents that are host events; anything else is a root.
+  void build_host_tree() {
+    for (int i = 0; i < n_; ++i)
+      if (!ev_[i].device_side && valid(ev_[i].parent) && ev_[i].parent != i && !ev_[ev_[i].parent].device_side)
+        parent_[i] = ev_[i].parent;
+  }
+
+  // Self time: duration minus the host children's durations.
+  void compute_self_times() {
+    std::vector<double> child_sum(ev_.size(), 0);
+    for (int i = 0; i < n_; ++i)
+      if (!ev_[i].device_side && parent_[i] >= 0) child_sum[parent_[i]] += static_cast<double>(ev_[i].duration_ns);
+    for (int i = 0; i < n_; ++i) {
+      if (ev_[i].device_side) continue;
+      self_[i] = std::max(0.0, static_cast<double>(ev_[i].duration_ns) - child_sum[i]);
+      p_.host_self_ns += self_[i];
+      if (parent_[i] < 0) p_.host_busy_ns += static_cast<double>(ev_[i].duration_ns);
+    }
+  }
+
+  void aggregate_host_ops() {
+    for (int i = 0; i < n_; ++i) {
+      if (ev_[i].device_side) continue;
+      OpRow& r = is_aten(ev_[i].name) ? rows_[ev_[i].name] : p_.other_host;
+      if (is_aten(ev_[i].name)) r.name = ev_[i].name;
+      r.calls += 1;
+      r.self_cpu_ns += self_[i];
+      const bool nested_same = ancestors(i, [&](int j) { return ev_[j].name == ev_[i].name; });
+      if (!nested_same) r.total_cpu_ns += static_cast<double>(ev_[i].duration_ns);
+    }
+  }
+
+  // The host event that launched device event i: its parent, or the one with its correlation id.
+  int launcher_of(int i, const std::unordered_map<std::uint64_t, int>& by_correlation) const {
+    if (valid(ev_[i].parent) && !ev_[ev_[i].parent].device_side) return ev_[i].parent;
+    if (ev_[i].correlation_id == 0) return -1;
+    const auto it = by_correlation.find(ev_[i].correlation_id);
+    return it == by_correlation.end() ? -1 : it->second;
   }
 
   // Device events: credited to the innermost aten op around their launch.
-  std::unordered_map<std::uint64_t, int> by_correlation;
-  for (int i = 0; i < n; ++i)
-    if (!ev[i].device_side && ev[i].correlation_id != 0) by_correlation.emplace(ev[i].correlation_id, i);
-  std::map<std::string, DeviceCopyRow> dcopies;
-  double device_busy = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!ev[i].device_side) continue;
-    const double d = static_cast<double>(ev[i].duration_ns);
-    device_busy += d;
-    int launcher = (valid(ev[i].parent) && !ev[ev[i].parent].device_side) ? ev[i].parent : -1;
-    if (launcher < 0 && ev[i].correlation_id != 0) {
-      auto it = by_correlation.find(ev[i].correlation_id);
-      if (it != by_correlation.end()) launcher = it->second;
-    }
-    const int owner = launcher >= 0 ? aten_owner(launcher) : -1;
-    OpRow& r = owner >= 0 ? rows[ev[owner].name] : p.other_host;
-    if (owner >= 0) r.name = ev[owner].name;
-    r.device_ns += d;
-    r.device_events += 1;
-    const auto dir = memcpy_direction(ev[i].name);
-    if (!dir.empty()) {
+  void credit_device_events() {
+    std::unordered_map<std::uint64_t, int> by_correlation;
+    for (int i = 0; i < n_; ++i)
+      if (!ev_[i].device_side && ev_[i].correlation_id != 0) by_correlation.emplace(ev_[i].correlation_id, i);
+    std::map<std::string, DeviceCopyRow> dcopies;
+    double device_busy = 0;
+    for (int i = 0; i < n_; ++i) {
+      if (!ev_[i].device_side) continue;
+      const double d = static_cast<double>(ev_[i].duration_ns);
+      device_busy += d;
+      const int launcher = launcher_of(i, by_correlation);
+      const int owner = launcher >= 0 ? aten_owner(launcher) : -1;
+      OpRow& r = owner >= 0 ? rows_[ev_[owner].name] : p_.other_host;
+      if (owner >= 0) r.name = ev_[owner].name;
+      r.device_ns += d;
+      r.device_events += 1;
+      const auto dir = memcpy_direction(ev_[i].name);
+      if (dir.empty()) continue;
       auto& dc = dcopies[dir];
       dc.direction = dir;
       dc.count += 1;
       dc.device_ns += d;
-      if (ev[i].bytes >= 0) dc.bytes = (dc.bytes < 0 ? 0 : dc.bytes) + ev[i].bytes;
+      if (ev_[i].bytes >= 0) dc.bytes = (dc.bytes < 0 ? 0 : dc.bytes) + ev_[i].bytes;
     }
+    if (c_.device_activity) p_.device_busy_ns = device_busy;
+    for (auto& [_, dc] : dcopies) p_.device_copies.push_back(dc);
   }
-  if (c.device_activity) p.device_busy_ns = device_busy;
-  for (auto& [_, dc] : dcopies) p.device_copies.push_back(dc);
 
   // Host<->device copies, from the copy ops' inputs.
-  std::map<std::string, CopyRow> copies;
-  auto add_copy = [&](const std::string& dir, std::int64_t bytes, double ns) {
-    auto& r = copies[dir];
-    r.direction = dir;
-    r.count += 1;
-    r.bytes += bytes;
-    r.host_ns += ns;
-  };
-  for (int i = 0; i < n; ++i) {
-    if (ev[i].device_side) continue;
-    const auto& in = ev[i].inputs;
-    const double d = static_cast<double>(ev[i].duration_ns);
-    if (ev[i].name == "aten::copy_" && in.size() >= 2) {
-      const auto& dst = in[0];
-      const auto& src = in[1];
-      if (dst.device == src.device) continue;
-      if (ancestors(i, [&](int j) { return ev[j].name == "aten::copy_"; })) continue;  // counted at the outer copy
-      const std::string dir = src.on_cpu() && !dst.on_cpu()   ? "host-to-device"
-                              : !src.on_cpu() && dst.on_cpu() ? "device-to-host"
-                              : !src.on_cpu() && !dst.on_cpu() ? "device-to-device"
-                                                              : "host-to-host";
-      add_copy(dir, src.bytes(), d);
-    } else if (ev[i].name == "aten::_local_scalar_dense" && !in.empty() && !in[0].on_cpu()) {
-      add_copy("device-to-host", in[0].element_size, d);  // .item(): one element, and a device sync
+  void collect_copies() {
+    std::map<std::string, CopyRow> copies;
+    auto add_copy = [&](const std::string& dir, std::int64_t bytes, double ns) {
+      auto& r = copies[dir];
+      r.direction = dir;
+      r.count += 1;
+      r.bytes += bytes;
+      r.host_ns += ns;
+    };
+    for (int i = 0; i < n_; ++i) {
+      if (ev_[i].device_side) continue;
+      const auto& in = ev_[i].inputs;
+      const double d = static_cast<double>(ev_[i].duration_ns);
+      if (ev_[i].name == "aten::copy_" && in.size() >= 2) {
+        const auto& dst = in[0];
+        const auto& src = in[1];
+        if (dst.device == src.device) continue;
+        if (ancestors(i, [&](int j) { return ev_[j].name == "aten::copy_"; })) continue;  // counted at the outer copy
+        const std::string dir = src.on_cpu() && !dst.on_cpu()   ? "host-to-device"
+                                : !src.on_cpu() && dst.on_cpu() ? "device-to-host"
+                                : !src.on_cpu() && !dst.on_cpu() ? "device-to-device"
+                                                                : "host-to-host";
+        add_copy(dir, src.bytes(), d);
+      } else if (ev_[i].name == "aten::_local_scalar_dense" && !in.empty() && !in[0].on_cpu()) {
+        add_copy("device-to-host", in[0].element_size, d);  // .item(): one element, and a device sync
+      }
     }
+    for (const std::string dir : {"host-to-device", "device-to-host", "device-to-device", "host-to-host"})
+      if (copies.count(dir)) p_.copies.push_back(copies[dir]);
   }
-  for (const std::string dir : {"host-to-device", "device-to-host", "device-to-device", "host-to-host"})
-    if (copies.count(dir)) p.copies.push_back(copies[dir]);
 
   // Ops that ran on the CPU during an accelerator run: all tensor inputs on the CPU (outermost only).
-  if (accelerator) {
-    std::vector<char> cpu_op(ev.size(), 0);
-    for (int i = 0; i < n; ++i) {
-      if (ev[i].device_side || !is_aten(ev[i].name) || is_transfer_op(ev[i].name) || ev[i].inputs.empty()) continue;
-      cpu_op[i] = std::all_of(ev[i].inputs.begin(), ev[i].inputs.end(), [](const ProfileTensor& t) { return t.on_cpu(); });
+  void find_cpu_ops() {
+    std::vector<char> cpu_op(ev_.size(), 0);
+    for (int i = 0; i < n_; ++i) {
+      if (ev_[i].device_side || !is_aten(ev_[i].name) || is_transfer_op(ev_[i].name) || ev_[i].inputs.empty()) continue;
+      cpu_op[i] = std::all_of(ev_[i].inputs.begin(), ev_[i].inputs.end(), [](const ProfileTensor& t) { return t.on_cpu(); });
     }
     std::map<std::string, CpuOpRow> cpu_rows;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n_; ++i) {
       if (!cpu_op[i] || ancestors(i, [&](int j) { return cpu_op[j] != 0; })) continue;
-      auto& r = cpu_rows[ev[i].name];
-      if (r.calls == 0) r.example_inputs = describe_inputs(ev[i].inputs);
-      r.name = ev[i].name;
+      auto& r = cpu_rows[ev_[i].name];
+      if (r.calls == 0) r.example_inputs = describe_inputs(ev_[i].inputs);
+      r.name = ev_[i].name;
       r.calls += 1;
-      r.host_ns += static_cast<double>(ev[i].duration_ns);
+      r.host_ns += static_cast<double>(ev_[i].duration_ns);
     }
-    for (auto& [_, r] : cpu_rows) p.cpu_ops.push_back(r);
-    std::sort(p.cpu_ops.begin(), p.cpu_ops.end(), [](const CpuOpRow& a, const CpuOpRow& b) {
+    for (auto& [_, r] : cpu_rows) p_.cpu_ops.push_back(r);
+    std::sort(p_.cpu_ops.begin(), p_.cpu_ops.end(), [](const CpuOpRow& a, const CpuOpRow& b) {
       return a.host_ns != b.host_ns ? a.host_ns > b.host_ns : a.name < b.name;
     });
     // The MPS fallback moves the inputs with aten::_to_cpu inside the op that falls back.
-    for (int i = 0; i < n; ++i)
-      if (!ev[i].device_side && ev[i].name == "aten::_to_cpu" && parent[i] >= 0) {
-        const int owner = aten_owner(parent[i]);
-        if (owner >= 0) p.fallback_suspects[ev[owner].name] += 1;
+    for (int i = 0; i < n_; ++i)
+      if (!ev_[i].device_side && ev_[i].name == "aten::_to_cpu" && parent_[i] >= 0) {
+        const int owner = aten_owner(parent_[i]);
+        if (owner >= 0) p_.fallback_suspects[ev_[owner].name] += 1;
       }
   }
 
-  for (auto& [_, r] : rows) p.ops.push_back(r);
-  auto basis = [&](const OpRow& r) { return device_basis ? r.device_ns : r.self_cpu_ns; };
-  for (auto& r : p.ops) r.share = p.wall_ns > 0 ? basis(r) / p.wall_ns : 0;
-  p.other_host.share = p.wall_ns > 0 ? basis(p.other_host) / p.wall_ns : 0;
-  std::sort(p.ops.begin(), p.ops.end(), [&](const OpRow& a, const OpRow& b) {
-    if (basis(a) != basis(b)) return basis(a) > basis(b);
-    if (a.self_cpu_ns != b.self_cpu_ns) return a.self_cpu_ns > b.self_cpu_ns;
-    return a.name < b.name;
-  });
-  return p;
-}
+  // Shares of the wall time, on the device's time where it was recorded, and the order of the table.
+  void rank_ops() {
+    for (auto& [_, r] : rows_) p_.ops.push_back(r);
+    auto basis = [&](const OpRow& r) { return device_basis_ ? r.device_ns : r.self_cpu_ns; };
+    for (auto& r : p_.ops) r.share = p_.wall_ns > 0 ? basis(r) / p_.wall_ns : 0;
+    p_.other_host.share = p_.wall_ns > 0 ? basis(p_.other_host) / p_.wall_ns : 0;
+    std::sort(p_.ops.begin(), p_.ops.end(), [&](const OpRow& a, const OpRow& b) {
+      if (basis(a) != basis(b)) return basis(a) > basis(b);
+      if (a.self_cpu_ns != b.self_cpu_ns) return a.self_cpu_ns > b.self_cpu_ns;
+      return a.name < b.name;
+    });
+  }
+
+  const ProfileCapture& c_;
+  const std::vector<ProfileEvent>& ev_;
+  const int n_;
+  std::vector<int> parent_;
+  std::vector<double> self_;
+  std::map<std::string, OpRow> rows_;
+  OpProfile p_;
+  bool accelerator_ = false;
+  bool device_basis_ = false;
+};
+
+}  // namespace
+
+OpProfile analyze_profile(const ProfileCapture& c) { return ProfileAnalysis(c).run(); }
 
 namespace {
-std::string format_bytes(double b) {
-  if (b < 1024) return fmt::format("{:.0f} B", b);
-  if (b < 1024.0 * 1024) return fmt::format("{:.1f} KiB", b / 1024);
-  if (b < 1024.0 * 1024 * 1024) return fmt::format("{:.1f} MiB", b / 1024 / 1024);
-  return fmt::format("{:.2f} GiB", b / 1024 / 1024 / 1024);
-}
 std::string format_calls(double c) {
   return c == static_cast<double>(static_cast<std::int64_t>(c)) ? fmt::format("{}", static_cast<std::int64_t>(c))
                                                                  : fmt::format("{:.1f}", c);

@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "core/durations.h"
-#include "device/device.h"
+#include "device/device_catalog.h"
 #include "report/terminal_table.h"
 
 namespace accelbench {

@@ -1,8 +1,5 @@
-#include <ATen/Parallel.h>
-#include <ATen/Version.h>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <torch/version.h>
 
 #include <iostream>
 
@@ -11,7 +8,8 @@
 #include "core/durations.h"
 #include "core/system_info.h"
 #include "data/idx_reader.h"
-#include "device/device.h"
+#include "device/device_catalog.h"
+#include "engine/engine.h"
 #include "engine/torch_info.h"
 #include "telemetry/telemetry_source.h"
 #include "telemetry/telemetry_summary.h"
@@ -25,15 +23,16 @@ void add_doctor_command(CLI::App& app, Action& action) {
   cmd->callback([&action, verbose]() {
     action = [verbose]() {
       const auto h = read_host_info();
+      const auto torch = engine::torch_runtime();
       std::cout << fmt::format("accelbench   {} ({})\n", accelbench_version(), accelbench_git_commit());
-      std::cout << fmt::format("torch        {} (libtorch headers {}.{})\n", TORCH_VERSION, TORCH_VERSION_MAJOR,
-                               TORCH_VERSION_MINOR);
+      std::cout << fmt::format("torch        {} (libtorch headers {}.{})\n", torch.version, torch.headers_major,
+                               torch.headers_minor);
       std::cout << fmt::format("host         {} | {} | {} {}\n", h.host, h.os, h.kernel, h.arch);
       std::cout << fmt::format("CPU          {} | {} cores, {} logical | vector ISA {} | RAM {}\n", h.cpu_model,
-                               h.physical_cores, h.logical_cores, at::get_cpu_capability(),
+                               h.physical_cores, h.logical_cores, torch.cpu_capability,
                                format_bytes(static_cast<double>(h.memory_bytes)));
-      std::cout << fmt::format("threads      {} intra-op, {} inter-op\n", at::get_num_threads(),
-                               at::get_num_interop_threads());
+      std::cout << fmt::format("threads      {} intra-op, {} inter-op\n", torch.intra_op_threads,
+                               torch.inter_op_threads);
       for (const auto& b : backend_status())
         std::cout << fmt::format("backend      {:<5} {}: {}\n", b.name, b.available ? "yes" : "no ", b.detail);
       for (const auto& d : list_devices())
@@ -60,9 +59,9 @@ void add_doctor_command(CLI::App& app, Action& action) {
       } else {
         for (const auto& w : warnings) std::cout << fmt::format("PROBLEM      {}\n  fix:       {}\n", w.problem, w.fix);
       }
-      if (h.physical_cores > 0 && at::get_num_threads() < h.physical_cores)
-        std::cout << fmt::format("note         torch uses {} threads on {} cores\n", at::get_num_threads(), h.physical_cores);
-      if (*verbose) std::cout << "\n" << at::show_config() << "\n";
+      if (h.physical_cores > 0 && torch.intra_op_threads < h.physical_cores)
+        std::cout << fmt::format("note         torch uses {} threads on {} cores\n", torch.intra_op_threads, h.physical_cores);
+      if (*verbose) std::cout << "\n" << torch.build_config << "\n";
       return warnings.empty() ? 0 : 1;
     };
   });

@@ -9,12 +9,11 @@
 
 #include "analysis/op_profile.h"
 #include "cli/commands.h"
+#include "cli/common_options.h"
 #include "cli/option_checks.h"
 #include "core/errors.h"
-#include "device/device.h"
+#include "engine/engine.h"
 #include "engine/profiler.h"
-#include "optim/autocast.h"
-#include "workloads/workload.h"
 
 namespace accelbench {
 
@@ -31,54 +30,31 @@ struct ProfileCliOptions {
   std::string dtype = "float32";
   std::string trace_path;
   std::string json_path;  // "-": stdout (instead of the table)
-  bool synthetic = false;
-  std::string data_dir;
-  std::string variant;
-  std::int64_t seq_len = 128;
-  std::uint64_t seed = 0;
+  WorkloadInputs inputs;
 };
 
 int execute_profile(const ProfileCliOptions& o) {
   // Validate everything before building anything.
-  auto workload = make_workload(o.model);  // UsageError naming the available models
+  engine::check_workload(o.model);  // UsageError naming the available models
   if (o.batch_size < 1) throw UsageError(fmt::format("--batch-size must be at least 1 (got {})", o.batch_size));
   if (o.steps < 1 || o.steps > 1000) throw UsageError(fmt::format("--steps must be in [1, 1000] (got {})", o.steps));
   if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
   if (o.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", o.top));
   check_threads(o.threads);
-  check_seq_len(o.seq_len);
-  const auto precision = parse_precision(o.dtype);
+  check_workload_inputs(o.inputs);
+  const CaseSpec spec{o.model, engine::describe_device(o.device).id, engine::canonical_precision(o.dtype), o.batch_size,
+                      o.threads};
   if (!o.trace_path.empty()) check_writable(o.trace_path, "--trace");
   const bool json_stdout = o.json_path == "-";
   if (!o.json_path.empty() && !json_stdout) check_writable(o.json_path, "--json");
-  check_data_dir(o.data_dir);
-  {
-    WorkloadOptions check;
-    check.use_real_data = !o.synthetic;
-    check.data_dir = o.data_dir;
-    check.variant = o.variant;
-    check.dtype = precision.name;
-    validate_workload_options(*workload, check);
-  }
-  auto device = open_device(o.device);  // UsageError naming the available devices
-  check_precision_on_device(precision, device->torch_device().type(), device->id());
+  engine::validate_case(spec, o.inputs);
+  engine::check_precision(spec.dtype, spec.device);
 
-  ProfileOptions po;
-  po.batch_size = o.batch_size;
-  po.steps = o.steps;
-  po.warmup_steps = o.warmup;
-  po.threads = o.threads;
-  po.seed = o.seed;
-  po.use_real_data = !o.synthetic;
-  po.data_dir = o.data_dir;
-  po.variant = o.variant;
-  po.seq_len = o.seq_len;
-  po.dtype = precision.name;
-  po.trace_path = o.trace_path;
+  const ProfileOptions po{.inputs = o.inputs, .steps = o.steps, .warmup_steps = o.warmup, .trace_path = o.trace_path};
   std::fprintf(stderr, "accelbench: profiling %s on %s: batch %lld, %d warm-up step%s, %d profiled step%s\n", o.model.c_str(),
-               device->id().c_str(), static_cast<long long>(o.batch_size), o.warmup, o.warmup == 1 ? "" : "s", o.steps,
+               spec.device.c_str(), static_cast<long long>(o.batch_size), o.warmup, o.warmup == 1 ? "" : "s", o.steps,
                o.steps == 1 ? "" : "s");
-  const auto capture = profile_training(o.model, *workload, *device, po);
+  const auto capture = profile_training(spec, po);
   const auto profile = analyze_profile(capture);
   const auto json = profile_to_json(profile, static_cast<std::size_t>(o.top));
   if (json_stdout) {
@@ -113,11 +89,7 @@ void add_profile_command(CLI::App& app, Action& action) {
   cmd->add_option("--json", o->json_path, "Write the profile as JSON to this file; without a file (or '-'): to stdout, no table")
       ->expected(0, 1)
       ->default_str("-");
-  cmd->add_flag("--synthetic", o->synthetic, "Use synthetic data even when the dataset files are present");
-  cmd->add_option("--data-dir", o->data_dir, "Dataset directory");
-  cmd->add_option("--variant", o->variant, "Workload variant (resnet18: torchvision or cifar)");
-  cmd->add_option("--seq-len", o->seq_len, "bert-base sequence length")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed for weights and data")->capture_default_str();
+  add_workload_input_options(cmd, o->inputs);
   cmd->callback([&action, o]() { action = [o]() { return execute_profile(*o); }; });
 }
 

@@ -10,9 +10,13 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The training itself went wrong (NaN loss, out of memory...). Recorded in the case's result.
+// The training itself went wrong. Recorded in the case's result.
 struct CaseError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+// The loss became NaN or Inf (FailureKind::diverged).
+struct DivergedError : CaseError {
+  using CaseError::CaseError;
 };
 
 }  // namespace accelbench

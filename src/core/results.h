@@ -44,10 +44,33 @@ struct PhaseSamples {
   std::vector<double> forward, backward, optimizer;
 };
 
+// How a case ended. A failed case keeps what it measured before it failed, a one-line error and
+// the kind of failure, so that a sweep can tell the edge of memory from a crash.
+enum class CaseStatus { ok, failed };
+enum class FailureKind {
+  none,
+  out_of_memory,   // the allocator said so (c10::OutOfMemoryError, or the backend's message)
+  diverged,        // the loss became NaN or Inf
+  backend_error,   // any other error from the backend or the workload
+  crashed,         // the child process measuring it died (signal, abort, time limit, no result)
+};
+const char* to_string(CaseStatus status);      // "ok" | "failed"
+const char* to_string(FailureKind kind);       // "none" | "out_of_memory" | "diverged" | ...
+// The kind an error message from an older file (without "failure") stands for.
+FailureKind failure_kind_from_message(const std::string& error);
+
 struct CaseResult {
   CaseSpec spec;
-  std::string status = "ok";    // "ok" | "failed"
+  CaseStatus status = CaseStatus::ok;
+  FailureKind failure = FailureKind::none;
   std::string error;            // one line, when failed
+  bool ok() const { return status == CaseStatus::ok; }
+  bool out_of_memory() const { return failure == FailureKind::out_of_memory; }
+  void fail(FailureKind kind, std::string message) {
+    status = CaseStatus::failed;
+    failure = kind;
+    error = std::move(message);
+  }
 
   // Timing: every sample is seconds per training step (a sample may average several steps
   // run back to back between two synchronizations; steps_per_sample says how many).

@@ -26,6 +26,35 @@ void from_json(const json& j, CaseSpec& v) {
   get_if(j, "checkpoint", v.checkpoint);
 }
 
+const char* to_string(CaseStatus status) { return status == CaseStatus::ok ? "ok" : "failed"; }
+
+const char* to_string(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::none: return "none";
+    case FailureKind::out_of_memory: return "out_of_memory";
+    case FailureKind::diverged: return "diverged";
+    case FailureKind::backend_error: return "backend_error";
+    case FailureKind::crashed: return "crashed";
+  }
+  return "backend_error";
+}
+
+namespace {
+FailureKind failure_kind_named(const std::string& name) {
+  for (auto k : {FailureKind::none, FailureKind::out_of_memory, FailureKind::diverged, FailureKind::backend_error,
+                 FailureKind::crashed})
+    if (name == to_string(k)) return k;
+  return FailureKind::backend_error;
+}
+}  // namespace
+
+FailureKind failure_kind_from_message(const std::string& error) {
+  if (error.rfind("out of memory", 0) == 0) return FailureKind::out_of_memory;
+  if (error.rfind("loss became", 0) == 0 || error.find("training diverged") != std::string::npos) return FailureKind::diverged;
+  if (error.rfind("child ", 0) == 0 || error.rfind("crashed", 0) == 0) return FailureKind::crashed;
+  return FailureKind::backend_error;
+}
+
 std::string model_label(const CaseSpec& spec) {
   std::string extra;
   if (spec.width > 0) extra = "width=" + std::to_string(spec.width);
@@ -73,7 +102,8 @@ void to_json(json& j, const CaseResult& v) {
            {"threads", v.spec.threads},
            {"width", v.spec.width},
            {"checkpoint", v.spec.checkpoint},
-           {"status", v.status},
+           {"status", to_string(v.status)},
+           {"failure", to_string(v.failure)},
            {"error", v.error},
            {"stats", v.stats},
            {"noisy", v.noisy},
@@ -114,8 +144,13 @@ void to_json(json& j, const CaseResult& v) {
 }
 void from_json(const json& j, CaseResult& v) {
   from_json(j, v.spec);
-  get_if(j, "status", v.status);
+  std::string status = "ok";
+  get_if(j, "status", status);
+  v.status = status == "ok" ? CaseStatus::ok : CaseStatus::failed;
   get_if(j, "error", v.error);
+  std::string failure;
+  get_if(j, "failure", failure);
+  v.failure = v.ok() ? FailureKind::none : failure.empty() ? failure_kind_from_message(v.error) : failure_kind_named(failure);
   if (j.contains("stats")) v.stats = j.at("stats").get<Summary>();
   get_if(j, "noisy", v.noisy);
   get_if(j, "ci_target", v.ci_target);
@@ -253,9 +288,9 @@ void from_json(const json& j, RunResult& v) {
 std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases) {
   std::vector<Speedup> out;
   for (const auto& c : cases) {
-    if (c.status != "ok" || c.spec.device == "cpu" || c.samples.empty()) continue;
+    if (!c.ok() || c.spec.device == "cpu" || c.samples.empty()) continue;
     auto base = std::find_if(cases.begin(), cases.end(), [&](const CaseResult& b) {
-      return b.status == "ok" && b.spec.device == "cpu" && b.spec.workload == c.spec.workload &&
+      return b.ok() && b.spec.device == "cpu" && b.spec.workload == c.spec.workload &&
              b.spec.dtype == c.spec.dtype && b.spec.batch_size == c.spec.batch_size && b.spec.width == c.spec.width &&
              b.spec.checkpoint == c.spec.checkpoint && !b.samples.empty();
     });

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/results.h"
+#include "device/device_catalog.h"
 
 namespace accelbench {
 
@@ -35,23 +36,9 @@ class Device {
   c10::Device torch_device_;
 };
 
-// The CPU first, then every accelerator device libtorch can see.
-std::vector<DeviceDescription> list_devices();
-
 // Opens "cpu", "cuda", "cuda:1", "mps", ... Throws UsageError naming the available devices when
 // the device is unknown or absent.
 std::unique_ptr<Device> open_device(std::string_view spec);
-
-// Parses a comma-separated device list; "all" (or empty) means the CPU and every accelerator.
-std::vector<std::string> resolve_device_list(std::string_view list);
-
-// Per backend: whether it is compiled in and usable, and if not, why.
-struct BackendStatus {
-  std::string name;      // "cuda", "mps", ...
-  bool available = false;
-  std::string detail;    // version or reason
-};
-std::vector<BackendStatus> backend_status();
 
 // The device's marketing name where the backend can tell ("NVIDIA H200"), else a generic one.
 std::string accelerator_device_name(c10::DeviceType type, int index);

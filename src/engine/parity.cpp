@@ -6,7 +6,7 @@
 
 #include "core/errors.h"
 #include "device/device.h"
-#include "engine/runner.h"
+#include "engine/case_measurement.h"
 #include "optim/autocast.h"
 #include "workloads/workload.h"
 
@@ -18,8 +18,8 @@ ParityTrace train_for_parity(const CaseSpec& spec, const Workload& workload, Dev
   try {
     Tf32Guard tf32(parse_precision(spec.dtype).tf32);
     if (spec.threads > 0) at::set_num_threads(spec.threads);
-    auto wo = workload_options_for(spec, device, opt);
-    wo.workers = -1;  // staged batches: the same ones on every device
+    auto wo = workload_options_for(spec, device, opt.inputs);
+    wo.inputs.workers = -1;  // staged batches: the same ones on every device
     wo.dropout = false;
     auto task = workload.build(wo);
     for (int k = 1; k <= steps; ++k) {
@@ -46,6 +46,12 @@ ParityTrace train_for_parity(const CaseSpec& spec, const Workload& workload, Dev
   }
   device.empty_cache();
   return trace;
+}
+
+ParityTrace EngineParityTrainer::train(const CaseSpec& spec, const MeasureOptions& options, int steps) {
+  auto workload = make_workload(spec.workload);
+  auto device = open_device(spec.device);
+  return train_for_parity(spec, *workload, *device, options, steps);
 }
 
 }  // namespace accelbench

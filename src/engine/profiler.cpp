@@ -1,12 +1,12 @@
 #include "engine/profiler.h"
 
-#include "engine/runner.h"
+#include "engine/case_measurement.h"
 #include "optim/autocast.h"
 
 #ifdef ACCELBENCH_NO_PROFILER
 #include "core/errors.h"
 namespace accelbench {
-ProfileCapture profile_training(const std::string&, const Workload&, Device&, const ProfileOptions&) {
+ProfileCapture profile_training(const CaseSpec&, const ProfileOptions&) {
   throw UsageError("profile is not available in this build: libtorch's kineto headers were not found at configure time");
 }
 }  // namespace accelbench
@@ -132,32 +132,30 @@ class Flattener {
 
 }  // namespace
 
-ProfileCapture profile_training(const std::string& workload_name, const Workload& workload, Device& device,
-                                const ProfileOptions& o) {
+ProfileCapture profile_training(const CaseSpec& spec, const ProfileOptions& o) {
+  auto workload_ptr = make_workload(spec.workload);
+  auto device_ptr = open_device(spec.device);
+  const Workload& workload = *workload_ptr;
+  Device& device = *device_ptr;
   using Clock = std::chrono::steady_clock;
   // Kineto logs its stages ("profiler_start", "Completed Stage: ...") to stderr; level 6 silences
   // them. A KINETO_LOG_LEVEL set by the user is kept.
   ::setenv("KINETO_LOG_LEVEL", "6", /*overwrite=*/0);
-  if (o.threads > 0) at::set_num_threads(o.threads);
+  if (spec.threads > 0) at::set_num_threads(spec.threads);
   ProfileCapture cap;
-  cap.workload = workload_name;
+  cap.workload = spec.workload;
   cap.device = device.id();
   const auto type = device.torch_device().type();
   cap.device_type = c10::DeviceTypeName(type, /*lower_case=*/true);
-  cap.batch_size = o.batch_size;
+  cap.batch_size = spec.batch_size;
   cap.steps = o.steps;
   cap.warmup_steps = o.warmup_steps;
 
   // The workload as measure_case builds it (staged batches, no pipeline).
-  const CaseSpec spec{workload_name, device.id(), o.dtype, o.batch_size, o.threads};
-  MeasureOptions mo;
-  mo.seed = o.seed;
-  mo.use_real_data = o.use_real_data;
-  mo.data_dir = o.data_dir;
-  mo.variant = o.variant;
-  mo.seq_len = o.seq_len;
-  const auto wo = workload_options_for(spec, device, mo);
-  Tf32Guard tf32(parse_precision(o.dtype).tf32);  // tfloat32: TF32 matmuls while profiling
+  auto inputs = o.inputs;
+  inputs.workers = -1;
+  const auto wo = workload_options_for(spec, device, inputs);
+  Tf32Guard tf32(parse_precision(spec.dtype).tf32);  // tfloat32: TF32 matmuls while profiling
   auto task = workload.build(wo);
   for (int i = 0; i < o.warmup_steps; ++i) {
     auto loss = task->step();

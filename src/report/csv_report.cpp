@@ -43,7 +43,7 @@ std::string render_csv_report(const ReportSource& src) {
     const auto* s = find_speedup(run, c.spec.workload, c.spec.device);
     const double art = article_speedup(c.spec.workload);
     const double mem = peak_memory_bytes(c);
-    const bool ok = c.status == "ok";
+    const bool ok = c.ok();
     std::vector<std::string> f{run_id,
                                run_uid,
                                published ? "true" : "false",
@@ -56,7 +56,7 @@ std::string render_csv_report(const ReportSource& src) {
                                c.spec.dtype,
                                std::to_string(c.spec.batch_size),
                                std::to_string(c.spec.threads),
-                               c.status,
+                               to_string(c.status),
                                std::to_string(c.stats.n),
                                ok ? num(c.stats.median) : "",
                                ok ? num(c.stats.ci_low) : "",

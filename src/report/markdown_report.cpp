@@ -93,7 +93,7 @@ std::string render_markdown_report(const ReportSource& src) {
     for (const auto& d : devices) {
       const auto* c = find_case(m, d);
       if (!c) row.push_back("-");
-      else if (c->status != "ok") row.push_back("failed");
+      else if (!c->ok()) row.push_back("failed");
       else if (published) row.push_back(fmt::format("{:g} {}", c->epoch_s_estimate, c->epoch_unit));
       else row.push_back(fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
     }
@@ -121,7 +121,7 @@ std::string render_markdown_report(const ReportSource& src) {
     std::vector<std::vector<std::string>> t2{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI",
                                               "+-", "n", "samples/s", "peak memory", "notes"}};
     for (const auto& c : run.cases) {
-      if (c.status != "ok") {
+      if (!c.ok()) {
         t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
                       std::to_string(c.spec.threads), "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
         continue;

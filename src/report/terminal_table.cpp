@@ -166,7 +166,7 @@ std::string render_terminal_report(const RunResult& run) {
     for (const auto& d : devices) {
       const auto* c = find_case(m, d);
       if (!c) row.push_back("-");
-      else if (c->status != "ok") row.push_back("failed");
+      else if (!c->ok()) row.push_back("failed");
       else if (c->epoch_s_measured) row.push_back(fmt::format("{:.1f} (real)", *c->epoch_s_measured));
       else row.push_back(fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
     }
@@ -197,7 +197,7 @@ std::string render_terminal_report(const RunResult& run) {
   t2.push_back({"model", "device", "dtype", "batch", "median step", "95% CI", "n", "samples/s", "TFLOP/s", "peak memory",
                 "loss before->after", "data", "notes"});
   for (const auto& c : run.cases) {
-    if (c.status != "ok") {
+    if (!c.ok()) {
       t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), "-", "-", "-", "-", "-", "-", "-",
                     "-", "FAILED: " + c.error});
       continue;

@@ -448,7 +448,7 @@ StoredRunRef HistoryStore::save_run_once(const RunResult& run, const nlohmann::j
         }
         ins.reset();
         ins.bind(1, ref.id).bind(2, i).bind(3, cr.spec.workload).bind(4, cr.spec.device).bind(5, cr.spec.dtype)
-            .bind(6, cr.spec.batch_size).bind(7, cr.spec.threads).bind(8, cr.status).bind(9, cr.stats.n)
+            .bind(6, cr.spec.batch_size).bind(7, cr.spec.threads).bind(8, to_string(cr.status)).bind(9, cr.stats.n)
             .bind(10, cr.stats.median).bind(11, cr.stats.ci_low).bind(12, cr.stats.ci_high)
             .bind(13, json(cr.samples).dump()).bind(14, cj.dump());
         if (version >= 2) {

@@ -10,6 +10,8 @@
 //   memory       nvmlDeviceGetMemoryInfo: used bytes of the whole GPU (every process)
 #include "telemetry/nvml_source.h"
 
+#include "core/lists.h"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -294,20 +296,6 @@ class NvmlSource final : public TelemetrySource {
   std::string energy_origin_, power_origin_, temp_origin_, clock_origin_, memory_origin_, throttle_origin_;
 };
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const auto comma = s.find(',', start);
-    auto item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 }  // namespace
 
 TelemetrySourcePtr open_nvml_source(std::shared_ptr<NvmlApi> api, int cuda_index, std::string load_error) {
@@ -322,7 +310,7 @@ TelemetrySourcePtr open_nvml_source(std::shared_ptr<NvmlApi> api, int cuda_index
   std::string how;
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   if (visible && *visible) {
-    const auto entries = split_commas(visible);
+    const auto entries = split_list(visible, /*keep_empty=*/true);
     if (cuda_index < 0 || static_cast<std::size_t>(cuda_index) >= entries.size())
       return fail(fmt::format("CUDA device {} is not in CUDA_VISIBLE_DEVICES={}", cuda_index, visible));
     const auto& e = entries[static_cast<std::size_t>(cuda_index)];

@@ -172,7 +172,7 @@ double forward_macs(std::int64_t S) {
 class BertBaseWorkload final : public Workload {
  public:
   WorkloadInfo info() const override { return info_for_seq(128); }
-  WorkloadInfo info_for(const WorkloadOptions& o) const override { return info_for_seq(o.seq_len, o.checkpoint); }
+  WorkloadInfo info_for(const WorkloadOptions& o) const override { return info_for_seq(o.inputs.seq_len, o.checkpoint); }
   // The same model and FLOPs when checkpointed (the recompute is not counted, as in MFU figures).
   static WorkloadInfo info_for_seq(std::int64_t seq_len, bool checkpoint = false) {
     WorkloadInfo i;
@@ -191,23 +191,23 @@ class BertBaseWorkload final : public Workload {
   }
 
   void validate(const WorkloadOptions& o) const override {
-    if (!o.text_path.empty()) read_labelled_text(o.text_path, kLabels);
+    if (!o.inputs.text_path.empty()) read_labelled_text(o.inputs.text_path, kLabels);
   }
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
-    torch::manual_seed(o.seed);
+    torch::manual_seed(o.inputs.seed);
     auto net = BertClassifier(o.dropout ? kDropout : 0.0, o.checkpoint);
     net->to(o.device);
     BatchProducer produce;
     std::string source;
     bool synthetic = true;
-    if (!o.text_path.empty()) {
-      auto examples = std::make_shared<const std::vector<LabelledText>>(read_labelled_text(o.text_path, kLabels));
-      produce = text_producer(examples, o.batch_size, o.seq_len);
-      source = fmt::format("text {} ({} examples, simple hashing tokenizer)", o.text_path, examples->size());
+    if (!o.inputs.text_path.empty()) {
+      auto examples = std::make_shared<const std::vector<LabelledText>>(read_labelled_text(o.inputs.text_path, kLabels));
+      produce = text_producer(examples, o.batch_size, o.inputs.seq_len);
+      source = fmt::format("text {} ({} examples, simple hashing tokenizer)", o.inputs.text_path, examples->size());
       synthetic = false;
     } else {
-      produce = synthetic_producer(o.batch_size, o.seq_len, o.seed);
+      produce = synthetic_producer(o.batch_size, o.inputs.seq_len, o.inputs.seed);
       source = "synthetic token ids, log-normal lengths (median 24, padded to the sequence length)";
     }
     auto module = net.ptr();

@@ -26,7 +26,7 @@ class CnnWorkload final : public Workload {
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
     namespace nn = torch::nn;
-    torch::manual_seed(o.seed);
+    torch::manual_seed(o.inputs.seed);
     auto conv = [](std::int64_t in, std::int64_t out) { return nn::Conv2d(nn::Conv2dOptions(in, out, 3).padding(1)); };
     auto net = std::make_shared<nn::SequentialImpl>(
         conv(1, 32), nn::ReLU(), nn::MaxPool2d(2),     // 28 -> 14

@@ -62,7 +62,7 @@ std::int64_t sequential_params(const nn::Sequential& s) {
 class DcganTask final : public TrainingTask {
  public:
   explicit DcganTask(const WorkloadOptions& o) : device_(o.device), batch_(o.batch_size), precision_(parse_precision(o.dtype)) {
-    torch::manual_seed(o.seed);
+    torch::manual_seed(o.inputs.seed);
     g_ = generator();
     d_ = discriminator();
     weights_init(*g_);
@@ -75,7 +75,7 @@ class DcganTask final : public TrainingTask {
     opt_g_ = std::make_unique<Adam>(g_->parameters(), c);
     opt_d_ = std::make_unique<Adam>(d_->parameters(), c);
     // Real images: Fashion-MNIST (or synthetic) resized to 64x64 and scaled to [-1, 1].
-    const std::int64_t needed = o.workers >= 0 ? 60000 : o.batch_size * o.staged_batches;
+    const std::int64_t needed = o.inputs.workers >= 0 ? 60000 : o.batch_size * o.staged_batches;
     auto images = std::make_shared<const FashionImages>(load_fashion_images(o, needed));
     source_ = images->source;
     synthetic_ = images->synthetic;
@@ -88,10 +88,10 @@ class DcganTask final : public TrainingTask {
           x, torch::nn::functional::InterpolateFuncOptions().size(std::vector<std::int64_t>{64, 64}).mode(torch::kBilinear).align_corners(false));
       return StagedBatch{x, torch::Tensor(), {}};
     };
-    const int staged = o.workers >= 0 ? 1 : o.staged_batches;
+    const int staged = o.inputs.workers >= 0 ? 1 : o.staged_batches;
     for (int i = 0; i < staged; ++i) real_.push_back(produce_(i).input.to(device_));
-    if (o.workers >= 0) loader_ = std::make_unique<BatchLoader>(produce_, o.workers, o.prefetch_per_worker, device_);
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed + 4000);
+    if (o.inputs.workers >= 0) loader_ = std::make_unique<BatchLoader>(produce_, o.inputs.workers, o.prefetch_per_worker, device_);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(o.inputs.seed + 4000);
     eval_noise_ = torch::randn({batch_, kNz, 1, 1}, gen, torch::kFloat).to(device_);
     ones_ = torch::ones({batch_}, torch::TensorOptions().device(device_));
     zeros_ = torch::zeros({batch_}, torch::TensorOptions().device(device_));

@@ -13,8 +13,8 @@ constexpr double kMean = 0.2860, kStd = 0.3530;  // Fashion-MNIST training-set p
 
 FashionImages load_fashion_images(const WorkloadOptions& o, std::int64_t max_items) {
   FashionImages f;
-  const std::string dir = o.data_dir.empty() ? find_fashion_mnist_dir() : o.data_dir;
-  if (o.use_real_data && !dir.empty()) {
+  const std::string dir = o.inputs.data_dir.empty() ? find_fashion_mnist_dir() : o.inputs.data_dir;
+  if (o.inputs.use_real_data && !dir.empty()) {
     const auto data = load_fashion_mnist(dir, std::min<std::int64_t>(max_items, 60000));
     const auto n = data.images.count();
     f.images = torch::from_blob(const_cast<std::uint8_t*>(data.images.data.data()), {n, 28, 28}, torch::kUInt8).clone();
@@ -25,12 +25,12 @@ FashionImages load_fashion_images(const WorkloadOptions& o, std::int64_t max_ite
   }
   // Synthetic: each class has a fixed random 28x28 pattern; an image is its pattern plus noise.
   const std::int64_t n = std::min<std::int64_t>(max_items, 4096);
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed + 1000);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(o.inputs.seed + 1000);
   const auto patterns = torch::rand({10, 28, 28}, gen, torch::kFloat);
   f.labels = torch::randint(0, 10, {n}, gen, torch::kLong);
   auto noise = torch::rand({n, 28, 28}, gen, torch::kFloat);
   f.images = (patterns.index_select(0, f.labels) * 0.6 + noise * 0.4).mul_(255).to(torch::kUInt8);
-  f.source = o.use_real_data ? fmt::format("synthetic (Fashion-MNIST not found in {})", dir.empty() ? kDefaultFashionMnistDir : dir)
+  f.source = o.inputs.use_real_data ? fmt::format("synthetic (Fashion-MNIST not found in {})", dir.empty() ? kDefaultFashionMnistDir : dir)
                              : "synthetic";
   f.synthetic = true;
   return f;
@@ -48,7 +48,7 @@ BatchProducer fashion_batch_producer(std::shared_ptr<const FashionImages> data, 
 std::unique_ptr<TrainingTask> make_fashion_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
                                                 const WorkloadOptions& o) {
   // Staged mode needs staged_batches x batch images; the pipeline (and a full epoch) goes through all of them.
-  const std::int64_t needed = o.workers >= 0 ? 60000 : o.batch_size * o.staged_batches;
+  const std::int64_t needed = o.inputs.workers >= 0 ? 60000 : o.batch_size * o.staged_batches;
   auto data = std::make_shared<const FashionImages>(load_fashion_images(o, needed));
   return make_module_task(std::move(module), std::move(forward), o, fashion_batch_producer(data, o.batch_size),
                           data->source, data->synthetic);

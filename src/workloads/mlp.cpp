@@ -34,7 +34,7 @@ class MlpWorkload final : public Workload {
   }
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
-    torch::manual_seed(o.seed);  // same initial weights on every device: built on the CPU, then moved
+    torch::manual_seed(o.inputs.seed);  // same initial weights on every device: built on the CPU, then moved
     auto net = std::make_shared<torch::nn::SequentialImpl>(
         torch::nn::Flatten(), torch::nn::Linear(kIn, hidden_width(o)), torch::nn::ReLU(),
         torch::nn::Linear(hidden_width(o), kClasses));

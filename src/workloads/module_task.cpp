@@ -26,7 +26,7 @@ StagedBatch on_device(StagedBatch b, const c10::Device& d) {
 
 StagedData stage_batches(const WorkloadOptions& o, const BatchProducer& produce) {
   StagedData d;
-  const int n = o.workers >= 0 ? 1 : o.staged_batches;
+  const int n = o.inputs.workers >= 0 ? 1 : o.staged_batches;
   for (int i = 0; i < n; ++i) d.train.push_back(on_device(produce(i), o.device));
   d.eval = d.train.front();
   return d;
@@ -39,7 +39,7 @@ std::unique_ptr<ModuleTask> make_module_task(std::shared_ptr<torch::nn::Module> 
   data.source = std::move(source);
   data.synthetic = synthetic;
   auto task = std::make_unique<ModuleTask>(std::move(module), std::move(forward), std::move(data), adam, o.dtype);
-  if (o.workers >= 0) task->use_pipeline(std::make_unique<BatchLoader>(produce, o.workers, o.prefetch_per_worker, o.device));
+  if (o.inputs.workers >= 0) task->use_pipeline(std::make_unique<BatchLoader>(produce, o.inputs.workers, o.prefetch_per_worker, o.device));
   return task;
 }
 

@@ -20,7 +20,7 @@ struct StagedData {
   bool synthetic = false;
 };
 
-// Staged batches, or a pipeline when options.workers >= 0: produce(i) makes the i-th host batch.
+// Staged batches, or a pipeline when options.inputs.workers >= 0: produce(i) makes the i-th host batch.
 // eval is always batch 0, staged.
 StagedData stage_batches(const WorkloadOptions& options, const BatchProducer& produce);
 

@@ -109,8 +109,8 @@ struct CifarImages {
 
 CifarImages load_images(const WorkloadOptions& o) {
   CifarImages c;
-  if (!o.data_dir.empty() && o.use_real_data) {
-    auto d = load_cifar10_train(o.data_dir);
+  if (!o.inputs.data_dir.empty() && o.inputs.use_real_data) {
+    auto d = load_cifar10_train(o.inputs.data_dir);
     c.pixels = std::move(d.pixels);
     c.labels = std::move(d.labels);
     c.n = static_cast<std::int64_t>(c.labels.size());
@@ -119,7 +119,7 @@ CifarImages load_images(const WorkloadOptions& o) {
   }
   // Synthetic: 5,000 images, each a fixed per-class colour pattern plus noise.
   c.n = 5000;
-  std::mt19937 rng(static_cast<std::uint32_t>(o.seed + 3000));
+  std::mt19937 rng(static_cast<std::uint32_t>(o.inputs.seed + 3000));
   std::uniform_int_distribution<int> byte(0, 255), cls(0, 9);
   std::vector<std::uint8_t> patterns(10 * 3072);
   for (auto& p : patterns) p = static_cast<std::uint8_t>(byte(rng));
@@ -181,7 +181,7 @@ BatchProducer cifar_producer(std::shared_ptr<const CifarImages> data, std::int64
 class ResNet18Workload final : public Workload {
  public:
   WorkloadInfo info() const override { return info_for(false); }
-  WorkloadInfo info_for(const WorkloadOptions& o) const override { return info_for(o.variant == "cifar"); }
+  WorkloadInfo info_for(const WorkloadOptions& o) const override { return info_for(o.inputs.variant == "cifar"); }
 
   static WorkloadInfo info_for(bool cifar) {  // NOLINT: overload by stem
     WorkloadInfo i;
@@ -196,21 +196,21 @@ class ResNet18Workload final : public Workload {
   }
 
   void validate(const WorkloadOptions& o) const override {
-    if (!o.variant.empty() && o.variant != "cifar" && o.variant != "torchvision")
-      throw UsageError(fmt::format("unknown resnet18 variant '{}'; available: torchvision, cifar", o.variant));
-    if (!o.data_dir.empty() && o.use_real_data) load_cifar10_train(o.data_dir);  // sizes and labels of every file
+    if (!o.inputs.variant.empty() && o.inputs.variant != "cifar" && o.inputs.variant != "torchvision")
+      throw UsageError(fmt::format("unknown resnet18 variant '{}'; available: torchvision, cifar", o.inputs.variant));
+    if (!o.inputs.data_dir.empty() && o.inputs.use_real_data) load_cifar10_train(o.inputs.data_dir);  // sizes and labels of every file
   }
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
-    validate(WorkloadOptions{.variant = o.variant});
-    const bool cifar = o.variant == "cifar";
-    torch::manual_seed(o.seed);
+    validate(WorkloadOptions{.inputs = {.variant = o.inputs.variant}});
+    const bool cifar = o.inputs.variant == "cifar";
+    torch::manual_seed(o.inputs.seed);
     auto net = ResNet18(cifar);
     net->to(o.device);
     auto data = std::make_shared<const CifarImages>(load_images(o));
     auto module = net.ptr();
     auto forward = [module](const StagedBatch& b) { return module->forward(b.input); };
-    return make_module_task(module, forward, o, cifar_producer(data, o.batch_size, o.seed), data->source,
+    return make_module_task(module, forward, o, cifar_producer(data, o.batch_size, o.inputs.seed), data->source,
                             data->synthetic);
   }
 };
@@ -220,7 +220,7 @@ std::unique_ptr<Workload> make_resnet18_workload() { return std::make_unique<Res
 
 StagedBatch cifar_training_batch(const WorkloadOptions& o, std::int64_t index) {
   auto data = std::make_shared<const CifarImages>(load_images(o));
-  return cifar_producer(data, o.batch_size, o.seed)(index);
+  return cifar_producer(data, o.batch_size, o.inputs.seed)(index);
 }
 
 }  // namespace accelbench

@@ -52,7 +52,7 @@ class FailingWorkload final : public Workload {
                        options.batch_size, " (the limit is ", above, ")");
     }
     auto o = options;
-    o.use_real_data = false;  // the same synthetic data everywhere; no files needed
+    o.inputs.use_real_data = false;  // the same synthetic data everywhere; no files needed
     return inner_->build(o);
   }
 

@@ -116,11 +116,11 @@ class TransformerWorkload final : public Workload {
   }
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
-    torch::manual_seed(o.seed);
+    torch::manual_seed(o.inputs.seed);
     auto net = TransformerClassifier(o.dropout ? kDropout : 0.0, o.checkpoint);
     net->to(o.device);
     const auto batch = o.batch_size;
-    const auto seed = o.seed;
+    const auto seed = o.inputs.seed;
     // The index-th batch comes from its own generator: the same batches in any order, any thread.
     BatchProducer produce = [batch, seed](std::int64_t index) {
       auto gen = at::make_generator<at::CPUGeneratorImpl>(seed + 2000 + static_cast<std::uint64_t>(index));

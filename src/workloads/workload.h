@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/options.h"
+
 namespace accelbench {
 
 struct WorkloadInfo {
@@ -23,24 +25,19 @@ struct WorkloadInfo {
   bool has_checkpoint = false;      // gradient checkpointing of its blocks (--checkpoint: transformer, bert-base)
 };
 
+// What a workload is built with: the case's model fields (from its CaseSpec), the inputs it reads
+// (core/options.h) and the torch device. Filled in one place: engine/case_measurement.h
+// workload_options_for().
 struct WorkloadOptions {
   c10::Device device = c10::Device(c10::kCPU);
   std::int64_t batch_size = 64;
-  std::uint64_t seed = 0;
-  int staged_batches = 8;           // distinct batches placed on the device beforehand, cycled
-  bool use_real_data = true;        // use the dataset files when present (else synthetic)
-  std::string data_dir;             // override of the dataset location
-  // The data pipeline: -1 = off (batches staged on the device; compute only), else the number of
-  // loader worker threads (0 = batches produced in the training thread when needed).
-  int workers = -1;
-  int prefetch_per_worker = 2;
-  std::string variant;              // e.g. resnet18 "cifar"
-  std::string text_path;            // bert-base: labelled text, one example a line
-  std::int64_t seq_len = 128;       // bert-base sequence length
-  std::int64_t warmup_steps = 100;  // bert-base: linear learning-rate warm-up (of 1,000 steps)
   std::string dtype = "float32";    // "bfloat16": forward and loss under autocast (mixed precision)
   std::int64_t width = 0;           // mlp hidden width; 0: the workload's own
   bool checkpoint = false;          // recompute each encoder block in the backward pass (less memory)
+  WorkloadInputs inputs;            // data, variant, text, sequence length, seed, data pipeline
+  int staged_batches = 8;           // distinct batches placed on the device beforehand, cycled
+  int prefetch_per_worker = 2;
+  std::int64_t warmup_steps = 100;  // bert-base: linear learning-rate warm-up (of 1,000 steps)
   bool dropout = true;              // false for numerical parity runs: dropout masks differ between devices
 };
 

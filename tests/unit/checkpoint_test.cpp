@@ -124,7 +124,7 @@ struct TrainingTrace {
   std::int64_t parameter_count = 0;
 };
 
-// Two optimizer steps and one more forward; every build seeds the global generator from o.seed, so
+// Two optimizer steps and one more forward; every build seeds the global generator from o.inputs.seed, so
 // two calls see the same random stream.
 TrainingTrace train_two_steps(const std::string& model, WorkloadOptions o, bool checkpoint) {
   o.checkpoint = checkpoint;
@@ -248,7 +248,7 @@ TEST(Checkpoint, TransformerSameGradientsAndLossesWithDropout) {
 TEST(Checkpoint, BertSameGradientsAndLossesWithDropout) {
   WorkloadOptions o;
   o.batch_size = 1;
-  o.seq_len = 16;
+  o.inputs.seq_len = 16;
   o.staged_batches = 1;
   o.warmup_steps = 1;  // a non-zero learning rate from the second step on
   const auto plain = train_two_steps("bert-base", o, false);

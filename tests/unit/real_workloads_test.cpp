@@ -29,10 +29,10 @@ TEST(RealWorkloads, ParameterCountsAndFlops) {
   EXPECT_DOUBLE_EQ(r->info().train_flops_per_sample, 222099456.0);
   EXPECT_EQ(r->build(tiny(2))->parameter_count(), 11181642);
   auto cifar = tiny(2);
-  cifar.variant = "cifar";
+  cifar.inputs.variant = "cifar";
   EXPECT_EQ(r->info_for(cifar).parameter_count, 11173962);
   EXPECT_EQ(r->build(cifar)->parameter_count(), 11173962);
-  cifar.variant = "imagenet64";
+  cifar.inputs.variant = "imagenet64";
   EXPECT_THROW(r->build(cifar), UsageError);
 
   // The reference BertForSequenceClassification(num_labels=2) has 109,483,778 parameters.
@@ -41,7 +41,7 @@ TEST(RealWorkloads, ParameterCountsAndFlops) {
   EXPECT_DOUBLE_EQ(b->info().train_flops_per_sample, 67045303296.0);
   EXPECT_EQ(b->info().samples_per_epoch, 67349);
   auto small_bert = tiny(2);
-  small_bert.seq_len = 16;
+  small_bert.inputs.seq_len = 16;
   EXPECT_EQ(b->build(small_bert)->parameter_count(), 109483778);
 
   // DCGAN (nc = 1): G 3,574,656 + D 2,763,520.
@@ -62,7 +62,7 @@ TEST(RealWorkloads, LossFallsResnet18) {
 
 TEST(RealWorkloads, LossFallsBert) {
   auto o = tiny(4);
-  o.seq_len = 16;
+  o.inputs.seq_len = 16;
   o.warmup_steps = 1;  // the tests' schedule reaches the peak learning rate at once
   auto t = make_workload("bert-base")->build(o);
   const double before = t->evaluation_loss();
@@ -90,8 +90,8 @@ TEST(RealWorkloads, BertTextInput) {
     f << "1\ta wonderful, moving film\n0\tdull and far too long\n1\tgreat cast\n";
   }
   auto o = tiny(2);
-  o.seq_len = 16;
-  o.text_path = path.string();
+  o.inputs.seq_len = 16;
+  o.inputs.text_path = path.string();
   auto t = make_workload("bert-base")->build(o);
   EXPECT_FALSE(t->synthetic_data());
   EXPECT_NE(t->data_source().find("3 examples"), std::string::npos) << t->data_source();
@@ -130,7 +130,7 @@ TEST(BatchLoader, WorkerErrorsReachTheTrainingThread) {
 
 TEST(Pipeline, ResnetWithWorkersAugmentsAndCountsWaits) {
   auto o = tiny(4);
-  o.workers = 2;
+  o.inputs.workers = 2;
   auto t = make_workload("resnet18")->build(o);
   EXPECT_NE(t->pipeline_description().find("2 worker threads"), std::string::npos);
   for (int i = 0; i < 3; ++i) t->step();

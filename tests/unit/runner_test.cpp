@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "device/device.h"
-#include "engine/runner.h"
+#include "engine/case_measurement.h"
 #include "workloads/workload.h"
 
 using namespace accelbench;
@@ -13,10 +13,10 @@ using namespace accelbench;
 namespace {
 MeasureOptions quick() {
   MeasureOptions o;
-  o.stopping.min_samples = 5;
-  o.stopping.min_time_s = 0.05;
-  o.stopping.max_time_s = 3;
-  o.stopping.ci_target = 0.05;
+  o.settings.stopping.min_samples = 5;
+  o.settings.stopping.min_time_s = 0.05;
+  o.settings.stopping.max_time_s = 3;
+  o.settings.stopping.ci_target = 0.05;
   return o;
 }
 
@@ -51,7 +51,7 @@ TEST(Runner, MeasuresMlpOnCpu) {
   CaseSpec spec{"mlp", "cpu", "float32", 16, 0};
   std::vector<std::string> stages;
   const auto r = measure_case(spec, *w, *cpu, quick(), [&](const ProgressEvent& e) { stages.push_back(e.stage); });
-  ASSERT_EQ(r.status, "ok") << r.error;
+  ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_GE(r.samples.size(), 5u);
   EXPECT_GT(r.stats.median, 0);
   EXPECT_LE(r.stats.ci_low, r.stats.median);
@@ -73,17 +73,18 @@ TEST(Runner, NanLossStopsTheCaseWithAClearMessage) {
   auto cpu = open_device("cpu");
   DivergingWorkload w;
   const auto r = measure_case({"diverging", "cpu", "float32", 1, 0}, w, *cpu, quick());
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_FALSE(r.ok());
   EXPECT_NE(r.error.find("NaN"), std::string::npos) << r.error;
+  EXPECT_EQ(r.failure, FailureKind::diverged);
 }
 
 TEST(Runner, PhasesAreRecordedPerSample) {
   auto cpu = open_device("cpu");
   auto w = make_workload("mlp");
   auto o = quick();
-  o.phases = true;
+  o.settings.phases = true;
   const auto r = measure_case({"mlp", "cpu", "float32", 16, 0}, *w, *cpu, o);
-  ASSERT_EQ(r.status, "ok") << r.error;
+  ASSERT_TRUE(r.ok()) << r.error;
   ASSERT_TRUE(r.phases.has_value());
   EXPECT_EQ(r.phases->forward.size(), r.samples.size());
   EXPECT_EQ(r.steps_per_sample, 1);
@@ -118,9 +119,9 @@ TEST(Runner, ShortStepsAreGroupedIntoSamples) {
   auto cpu = open_device("cpu");
   SleepyWorkload w;
   auto o = quick();
-  o.min_sample_time_s = 0.02;  // about 20 steps of ~1 ms (fewer when sleeps overshoot)
+  o.settings.min_sample_time_s = 0.02;  // about 20 steps of ~1 ms (fewer when sleeps overshoot)
   const auto r = measure_case({"sleepy", "cpu", "float32", 2, 0}, w, *cpu, o);
-  ASSERT_EQ(r.status, "ok") << r.error;
+  ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_GE(r.steps_per_sample, 4);
-  EXPECT_GE(r.stats.median * r.steps_per_sample, 0.5 * o.min_sample_time_s);
+  EXPECT_GE(r.stats.median * r.steps_per_sample, 0.5 * o.settings.min_sample_time_s);
 }

@@ -3,7 +3,7 @@
 #include <random>
 
 #include "core/stopping.h"
-#include "engine/plan.h"
+#include "core/plan.h"
 
 using namespace accelbench;
 

@@ -89,7 +89,7 @@ TEST(Workloads, LossFallsTransformer) {
 
 TEST(Workloads, SyntheticImagesWhenAsked) {
   auto o = small(8);
-  o.use_real_data = false;
+  o.inputs.use_real_data = false;
   auto t = make_workload("mlp")->build(o);
   EXPECT_TRUE(t->synthetic_data());
   EXPECT_EQ(t->data_source(), "synthetic");

@@ -1,4 +1,4 @@
-#include "engine/plan.h"
+#include "core/plan.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "engine/child_process.h"
+#include "core/child_process.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

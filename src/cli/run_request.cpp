@@ -1,0 +1,102 @@
+#include "cli/run_request.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "cli/option_checks.h"
+#include "core/durations.h"
+#include "core/errors.h"
+#include "engine/engine.h"
+
+namespace accelbench {
+
+namespace {
+
+// The plan's lists and figures, checked; the CPU cases and every device's precisions too.
+PlanRequest checked_plan_request(const RunFlags& o, const CLI::App& cmd) {
+  if (o.batch_size < 1) throw UsageError(fmt::format("--batch-size must be at least 1 (got {})", o.batch_size));
+  check_threads(o.threads);
+  PlanRequest req;
+  req.models = split_list(o.models);
+  if (req.models.empty())
+    throw UsageError("--models is empty; available: " + fmt::format("{}", fmt::join(engine::workload_names(), ", ")));
+  for (const auto& m : req.models) engine::check_workload(m);
+  req.devices = engine::resolve_devices(o.devices);
+  req.dtypes.clear();
+  for (const auto& t : split_list(o.dtypes)) req.dtypes.push_back(engine::canonical_precision(t));
+  if (req.dtypes.empty()) throw UsageError("--dtype is empty; available: float32, bfloat16");
+  req.batch_size = o.batch_size;
+  req.threads = o.threads;
+  req.width = o.width;
+  req.checkpoint = o.checkpoint;
+  return req;
+}
+
+void check_run_flags(const RunFlags& o, const CLI::App& cmd, const PlanRequest& plan) {
+  if (!o.json_path.empty()) check_writable(o.json_path, "--json");
+  if (o.repeats < 1) throw UsageError(fmt::format("--repeats must be at least 1 (got {})", o.repeats));
+  if (o.repeats > 1 && !o.full_epoch) throw UsageError("--repeats needs --full-epoch");
+  check_workload_inputs(o.inputs);
+  if (!(o.telemetry_hz >= 0.5 && o.telemetry_hz <= 1000))
+    throw UsageError(fmt::format("--telemetry-hz must be between 0.5 and 1000 readings per second (got {})", o.telemetry_hz));
+  if (o.epochs < 1) throw UsageError(fmt::format("--epochs must be at least 1 (got {})", o.epochs));
+  if (cmd.count("--width") && o.width < 1) throw UsageError(fmt::format("--width must be at least 1 (got {})", o.width));
+  if (o.parity_steps < 0 || o.parity_steps > 1000)
+    throw UsageError(fmt::format("--parity-steps must be in [0, 1000] (got {})", o.parity_steps));
+  for (const auto& d : plan.devices)
+    for (const auto& t : plan.dtypes) engine::check_precision(t, d);
+}
+
+}  // namespace
+
+// The suite request: the flags checked, --quick's looser target and smaller cases applied.
+SuiteRequest make_suite_request(const RunFlags& o, const CLI::App& cmd, std::string& quick_note) {
+  const auto plan_request = checked_plan_request(o, cmd);
+  auto timing = parse_timing(o.timing, "case");
+  check_run_flags(o, cmd, plan_request);
+  SuiteRequest req;
+  req.cooldown_s = parse_duration_seconds(o.cooldown);
+  auto& s = timing.settings;
+  s.phases = o.phases;
+  s.full_epoch = o.full_epoch;
+  s.epoch_repeats = o.repeats;
+  s.telemetry_hz = o.telemetry_hz;
+  s.epochs = o.epochs;
+  req.options.inputs = o.inputs;
+  if (o.quick) {
+    // Quick: a looser target and small minimums; the numbers say less and the output says so.
+    if (cmd.count("--ci-target") == 0) s.stopping.ci_target = 0.05;
+    if (cmd.count("--min-samples") == 0) s.stopping.min_samples = 5;
+    if (cmd.count("--min-time") == 0) s.stopping.min_time_s = 0.2;
+    if (cmd.count("--max-time-per-case") == 0) timing.max_per_case_s = 10;
+    if (cmd.count("--budget") == 0) timing.budget_s = 60;
+    s.min_warmup_steps = 2;
+  }
+  // Check the inputs each workload will read (data files, variants) before measuring anything.
+  for (const auto& t : plan_request.dtypes)
+    for (const auto& m : plan_request.models)
+      engine::validate_case(CaseSpec{m, "", t, o.batch_size, o.threads, o.width, o.checkpoint}, o.inputs);
+  const bool has_bert = std::find(plan_request.models.begin(), plan_request.models.end(), "bert-base") != plan_request.models.end();
+  if (o.quick && has_bert) {
+    // A bert-base step at batch 64, sequence 128 takes tens of seconds on a small CPU.
+    if (cmd.count("--seq-len") == 0) req.options.inputs.seq_len = 64;
+    quick_note = fmt::format("; bert-base at batch {}, sequence {}", cmd.count("--batch-size") ? o.batch_size : 8,
+                             req.options.inputs.seq_len);
+  }
+  req.plan = make_plan(plan_request);
+  if (o.quick && cmd.count("--batch-size") == 0)
+    for (auto& c : req.plan.cases)
+      if (c.workload == "bert-base") c.batch_size = 8;
+  s.stopping.max_time_s = timing.max_per_case_s;
+  req.options.settings = s;
+  req.budget_s = timing.budget_s;
+  req.max_per_case_s = timing.max_per_case_s;
+  req.parity_steps = (o.quick && cmd.count("--parity-steps") == 0) ? 2 : o.parity_steps;
+  req.cpu_threads = o.threads;
+  return req;
+}
+
+}  // namespace accelbench

@@ -1,0 +1,44 @@
+#pragma once
+// `accelbench run`'s flags as typed, and their check into the suite driver's request (every input
+// validated before anything is measured).
+#include <cstdint>
+#include <string>
+
+#include "cli/common_options.h"
+#include "drivers/suite.h"
+
+namespace CLI {
+class App;
+}
+
+namespace accelbench {
+
+struct RunFlags {
+  std::string models = "mlp,cnn,transformer";
+  std::string devices = "all";
+  std::string dtypes = "float32";
+  std::int64_t batch_size = 64;
+  int threads = 0;
+  TimingFlags timing{.max_time = "3m", .budget = "4m"};
+  bool quick = false;
+  bool phases = false;
+  bool full_epoch = false;
+  int repeats = 1;
+  WorkloadInputs inputs;
+  std::int64_t width = 0;
+  bool checkpoint = false;
+  int parity_steps = 5;
+  double telemetry_hz = 20;
+  int epochs = 1;
+  std::string cooldown = "0s";
+  std::string json_path;
+  bool no_progress = false;
+  std::string db_path;  // history database (--db); empty: the default
+  bool no_save = false;
+};
+
+// The flags checked (every input, before anything runs) into the suite driver's request; --quick's
+// looser target and smaller cases applied. `quick_note` says what --quick changed.
+SuiteRequest make_suite_request(const RunFlags& flags, const CLI::App& cmd, std::string& quick_note);
+
+}  // namespace accelbench

@@ -1,0 +1,28 @@
+#pragma once
+// Comma-separated lists as people type them ("mlp, cnn", "0,1", "64,128"): the one parser of the
+// tool (flags, CUDA_VISIBLE_DEVICES). Header-only so that the telemetry library, which sits below
+// accelbench_core, can use it too. No torch here.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace accelbench {
+
+// "a, b,c" -> {"a", "b", "c"}: items trimmed of spaces; empty items dropped unless `keep_empty`
+// (where positions matter: "0,,1" -> {"0", "", "1"}).
+inline std::vector<std::string> split_list(std::string_view text, bool keep_empty = false) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    auto item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (keep_empty || !item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace accelbench

@@ -1,0 +1,91 @@
+#include "drivers/suite.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "core/parity.h"
+#include "report/printer.h"
+
+namespace accelbench {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+class Stopwatch {
+ public:
+  double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+ private:
+  Clock::time_point start_ = Clock::now();
+};
+
+// Every case of the plan, each with its share of what is left of the budget.
+int measure_cases(const SuiteRequest& req, RunResult& run, CaseMeasurer& measurer, Printer& printer, const Stopwatch& clock) {
+  const auto& cases = req.plan.cases;
+  BudgetScheduler scheduler(req.budget_s, req.max_per_case_s, cases.size());
+  auto options = req.options;
+  int failures = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const CasePosition at{i, cases.size()};
+    if (i > 0 && req.cooldown_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(req.cooldown_s));
+    options.settings.stopping.max_time_s = scheduler.next_allowance();
+    const std::size_t remaining_after = cases.size() - i - 1;
+    // Time left: this case's allowance unused, then the budget's rest (or the per-case maximum each).
+    auto on_progress = [&](const ProgressEvent& e) {
+      const double this_left = std::max(0.0, e.case_allowance_s - e.case_elapsed_s);
+      const double rest = req.budget_s > 0
+                              ? std::max(0.0, req.budget_s - scheduler.spent_s() - e.case_elapsed_s - this_left)
+                              : static_cast<double>(remaining_after) * req.max_per_case_s;
+      printer.progress(at, e, clock.elapsed_s(), this_left + rest);
+    };
+    printer.case_started(at, cases[i], model_label(cases[i]));
+    auto result = measurer.measure(cases[i], options, on_progress);
+    scheduler.finished_case(result.wall_s);
+    if (!result.ok()) ++failures;
+    printer.case_finished(at, result, "");
+    run.cases.push_back(std::move(result));
+    run.wall_s = clock.elapsed_s();
+    printer.document(nlohmann::json(run));  // each case saved as soon as it is measured
+  }
+  return failures;
+}
+
+const CaseResult* case_of(const RunResult& run, const Speedup& s) {
+  const auto c = std::find_if(run.cases.begin(), run.cases.end(), [&](const CaseResult& x) {
+    return x.spec.device == s.device && x.spec.workload == s.workload && x.spec.dtype == s.dtype &&
+           x.spec.batch_size == s.batch_size && model_label(x.spec) == s.model;
+  });
+  return c == run.cases.end() ? nullptr : &*c;
+}
+
+// The same initial weights and batches on the device and on the CPU, K steps each (dropout off).
+void measure_parity(const SuiteRequest& req, RunResult& run, ParityTrainer& parity, Printer& printer) {
+  if (req.parity_steps <= 0) return;
+  for (auto& s : run.speedups) {
+    const auto* c = case_of(run, s);
+    if (!c) continue;
+    printer.note(fmt::format("parity of {} on {} against the CPU ({} steps each)...", s.model, s.device, req.parity_steps));
+    CaseSpec cpu_spec = c->spec;
+    cpu_spec.device = "cpu";
+    cpu_spec.threads = req.cpu_threads;
+    const auto on_device = parity.train(c->spec, req.options, req.parity_steps);
+    const auto on_cpu = parity.train(cpu_spec, req.options, req.parity_steps);
+    s.parity = make_parity(on_device, on_cpu, fmt::format("cpu {}", s.dtype));
+  }
+}
+}  // namespace
+
+int run_suite(const SuiteRequest& req, RunResult& run, CaseMeasurer& measurer, ParityTrainer& parity, Printer& printer) {
+  const Stopwatch clock;
+  const int failures = measure_cases(req, run, measurer, printer, clock);
+  run.speedups = compute_speedups(run.cases);
+  measure_parity(req, run, parity, printer);
+  run.wall_s = clock.elapsed_s();
+  printer.document(nlohmann::json(run));
+  return failures;
+}
+
+}  // namespace accelbench

@@ -1,0 +1,80 @@
+// The torch-free engine interface (engine/engine.h) on libtorch: the CLI's questions answered by
+// the device, workload and precision code, and the measurers handed to the drivers.
+#include "engine/engine.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
+#include <torch/version.h>
+#include <c10/util/Exception.h>
+
+#include "device/device.h"
+#include "device/memory_limit.h"
+#include "engine/case_measurement.h"
+#include "engine/parity.h"
+#include "engine/sweep_logic.h"
+#include "optim/autocast.h"
+#include "workloads/workload.h"
+
+namespace accelbench::engine {
+
+namespace {
+c10::DeviceType device_type(const std::string& device_id) {
+  return device_id == "cpu" ? c10::kCPU : open_device(device_id)->torch_device().type();
+}
+}  // namespace
+
+std::vector<std::string> workload_names() { return accelbench::workload_names(); }
+void check_workload(const std::string& name) { make_workload(name); }
+bool workload_has_width(const std::string& name) { return make_workload(name)->info().has_width; }
+
+std::vector<std::string> resolve_devices(const std::string& list) { return resolve_device_list(list); }
+DeviceDescription describe_device(const std::string& device) { return open_device(device)->description(); }
+bool is_cpu(const std::string& device_id) { return device_type(device_id) == c10::kCPU; }
+
+std::string canonical_precision(const std::string& name) { return parse_precision(name).name; }
+void check_precision(const std::string& precision, const std::string& device_id) {
+  check_precision_on_device(parse_precision(precision), device_type(device_id), device_id);
+}
+std::vector<std::string> precisions_for(const std::string& device_id) {
+  return accelbench::precisions_for(device_type(device_id));
+}
+
+void validate_case(const CaseSpec& spec, const WorkloadInputs& inputs) {
+  WorkloadOptions check;
+  check.dtype = spec.dtype;
+  check.width = spec.width;
+  check.checkpoint = spec.checkpoint;
+  check.inputs = inputs;
+  validate_workload_options(*make_workload(spec.workload), check);
+}
+
+int host_threads() { return at::get_num_threads(); }
+
+void check_memory_limit(const std::string& device_id, std::uint64_t bytes) {
+  accelbench::check_memory_limit(describe_device(device_id), bytes);
+}
+void apply_memory_limit(const std::string& device_id, std::uint64_t bytes) {
+  accelbench::apply_memory_limit(*open_device(device_id), bytes);
+}
+
+TorchRuntime torch_runtime() {
+  TorchRuntime t;
+  t.version = TORCH_VERSION;
+  t.headers_major = TORCH_VERSION_MAJOR;
+  t.headers_minor = TORCH_VERSION_MINOR;
+  t.cpu_capability = at::get_cpu_capability();
+  t.intra_op_threads = at::get_num_threads();
+  t.inter_op_threads = static_cast<int>(at::get_num_interop_threads());
+  t.build_config = at::show_config();
+  return t;
+}
+
+std::string torch_error_message(const std::exception& e) {
+  const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
+  return torch_error ? torch_error->what_without_backtrace() : std::string();
+}
+
+std::unique_ptr<CaseMeasurer> in_process_measurer() { return std::make_unique<InProcessMeasurer>(); }
+std::unique_ptr<ParityTrainer> parity_trainer() { return std::make_unique<EngineParityTrainer>(); }
+
+}  // namespace accelbench::engine

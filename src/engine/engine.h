@@ -1,0 +1,65 @@
+#pragma once
+// The engine as the command line sees it: what the CLI must ask of libtorch (which workloads,
+// devices and precisions exist, whether a case's inputs are valid, the host's threads) and the
+// measurers it hands to the drivers. Declarations only, no torch: the CLI never includes an ATen,
+// c10 or torch header. Implemented in engine/engine.cpp on libtorch.
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/measurement.h"
+#include "core/options.h"
+#include "core/results.h"
+
+namespace accelbench::engine {
+
+// Workloads, in the article's order; check_workload throws UsageError naming them when unknown.
+std::vector<std::string> workload_names();
+void check_workload(const std::string& name);
+// Whether the workload has a hidden width (--width) or blocks to checkpoint (--checkpoint).
+bool workload_has_width(const std::string& name);
+
+// Devices: "all" or a comma list to canonical ids ("cpu", "cuda:0"); UsageError on an unknown or
+// absent device, naming those available.
+std::vector<std::string> resolve_devices(const std::string& list);
+DeviceDescription describe_device(const std::string& device);   // opens it: UsageError when absent
+bool is_cpu(const std::string& device_id);
+
+// Precisions: the canonical name ("fp16" -> "float16"), UsageError when unknown; whether the device
+// runs it (UsageError: tfloat32 off CUDA, ...); every precision the device runs, in sweep order.
+std::string canonical_precision(const std::string& name);
+void check_precision(const std::string& precision, const std::string& device_id);
+std::vector<std::string> precisions_for(const std::string& device_id);
+
+// The checks of a case's inputs before anything is measured (--width, --checkpoint where the
+// workload has them, data files, variants, the text file). UsageError (one line).
+void validate_case(const CaseSpec& spec, const WorkloadInputs& inputs);
+
+// CPU intra-op threads torch uses now (the default: one per physical core).
+int host_threads();
+
+// --memory-limit: checks it against the device (UsageError) and, for in-process measurement,
+// caps this process's allocator.
+void check_memory_limit(const std::string& device_id, std::uint64_t bytes);
+void apply_memory_limit(const std::string& device_id, std::uint64_t bytes);
+
+// libtorch as it runs here (for `doctor`).
+struct TorchRuntime {
+  std::string version;                  // "2.13.0"
+  int headers_major = 0, headers_minor = 0;  // the headers this binary was built against
+  std::string cpu_capability;           // "AVX512"
+  int intra_op_threads = 0, inter_op_threads = 0;
+  std::string build_config;             // at::show_config()
+};
+TorchRuntime torch_runtime();
+
+// When `e` is a torch error (c10::Error), its message without the C++ backtrace; else "".
+std::string torch_error_message(const std::exception& e);
+
+// Measures in this process (each case opens its workload and device).
+std::unique_ptr<CaseMeasurer> in_process_measurer();
+std::unique_ptr<ParityTrainer> parity_trainer();
+
+}  // namespace accelbench::engine

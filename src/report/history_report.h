@@ -1,0 +1,14 @@
+#pragma once
+// The `history` command's report of each case over time: its median step time run by run with the
+// CI, the changes found (a step detector, not a pairwise guess), and the medians by PyTorch version.
+#include <string>
+#include <vector>
+
+#include "analysis/compare.h"
+#include "store/history_store.h"
+
+namespace accelbench {
+
+std::string render_case_history(const std::vector<CaseHistoryPoint>& points, const ChangeOptions& options);
+
+}  // namespace accelbench

@@ -1,0 +1,100 @@
+#pragma once
+// What a command says while and after it measures, as events (Google Benchmark's reporters,
+// NVBench's printers): the context, the plan, each case as it starts, progresses and ends, notes,
+// the document as it grows, and the end. A TerminalPrinter (report/terminal_printer.h) writes the
+// progress line or the per-point lines and the final report; a JsonFilePrinter rewrites --json
+// after each case; a FanOutPrinter sends every event to several. The drivers (src/drivers) only
+// emit events: no output is written anywhere else while measuring. No torch here.
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/measurement.h"
+#include "core/results.h"
+
+namespace accelbench {
+
+// Where a case stands in its command: the index (0-based) among `total` (0 when not known ahead,
+// as in a batch sweep's bisection).
+struct CasePosition {
+  std::size_t index = 0;
+  std::size_t total = 0;
+};
+
+class Printer {
+ public:
+  virtual ~Printer() = default;
+  // The run's context is known (the machine, the settings): warnings about what distorts timings.
+  virtual void context(const RunContext& /*context*/) {}
+  // One line saying what will be measured, with how much time.
+  virtual void plan(const std::string& /*line*/) {}
+  // A case starts; `label` names it the way the command's lines do ("batch 64 (doubling)").
+  virtual void case_started(const CasePosition& /*at*/, const CaseSpec& /*spec*/, const std::string& /*label*/) {}
+  // Progress inside a case; `run_elapsed_s` since the command started, `eta_s` the estimate of what is left.
+  virtual void progress(const CasePosition& /*at*/, const ProgressEvent& /*event*/, double /*run_elapsed_s*/,
+                        double /*eta_s*/) {}
+  // A case ended; `line` is what the command says about it ("batch 64: 1.2k samples/s ...").
+  virtual void case_finished(const CasePosition& /*at*/, const CaseResult& /*result*/, const std::string& /*line*/) {}
+  // A note on what happens between cases ("parity of cnn on cuda:0 against the CPU ...").
+  virtual void note(const std::string& /*line*/) {}
+  // The document (run schema, plus a "sweep" block for a sweep) changed: a case was added, or it is final.
+  virtual void document(const nlohmann::json& /*doc*/) {}
+  // The command is done: its report (table, advice) and the run as measured.
+  virtual void finished(const RunResult& /*run*/, const std::string& /*report*/) {}
+};
+
+// Every event to each printer in turn.
+class FanOutPrinter : public Printer {
+ public:
+  void add(std::unique_ptr<Printer> printer) { printers_.push_back(std::move(printer)); }
+  void context(const RunContext& c) override;
+  void plan(const std::string& line) override;
+  void case_started(const CasePosition& at, const CaseSpec& spec, const std::string& label) override;
+  void progress(const CasePosition& at, const ProgressEvent& e, double run_elapsed_s, double eta_s) override;
+  void case_finished(const CasePosition& at, const CaseResult& result, const std::string& line) override;
+  void note(const std::string& line) override;
+  void document(const nlohmann::json& doc) override;
+  void finished(const RunResult& run, const std::string& report) override;
+
+ private:
+  std::vector<std::unique_ptr<Printer>> printers_;
+};
+
+// Rewrites the JSON file (atomically) each time the document changes, so an interrupted command
+// keeps what it measured.
+class JsonFilePrinter : public Printer {
+ public:
+  explicit JsonFilePrinter(std::string path) : path_(std::move(path)) {}
+  void document(const nlohmann::json& doc) override;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Terminal output: warnings, the plan line, the case lines and the "done" line on stderr; the
+// report on stdout. `per_case_lines`: a sweep's "[i] label..." / "[i] line" (else a run's
+// progress line, and a line only for a failed case).
+class TerminalPrinter : public Printer {
+ public:
+  TerminalPrinter(bool per_case_lines, bool progress_line, std::string json_path);
+  void context(const RunContext& c) override;
+  void plan(const std::string& line) override;
+  void case_started(const CasePosition& at, const CaseSpec& spec, const std::string& label) override;
+  void progress(const CasePosition& at, const ProgressEvent& e, double run_elapsed_s, double eta_s) override;
+  void case_finished(const CasePosition& at, const CaseResult& result, const std::string& line) override;
+  void note(const std::string& line) override;
+  void finished(const RunResult& run, const std::string& report) override;
+
+ private:
+  void clear_progress();
+  bool per_case_lines_;
+  bool progress_line_;
+  bool progress_dirty_ = false;
+  std::string json_path_;
+};
+
+}  // namespace accelbench

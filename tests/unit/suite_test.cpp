@@ -1,0 +1,149 @@
+// The suite driver (drivers/suite.h) without torch or the binary: a scripted measurer and parity
+// trainer, a recording printer.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "drivers/suite.h"
+#include "report/printer.h"
+
+using namespace accelbench;
+
+namespace {
+
+// Returns a result per device: the CPU 4x slower than the accelerator; "fail" workloads run out of memory.
+class ScriptedMeasurer : public CaseMeasurer {
+ public:
+  std::vector<double> allowances;  // the max_time_s each case was given
+  CaseResult measure(const CaseSpec& spec, const MeasureOptions& options, const ProgressFn& progress) override {
+    allowances.push_back(options.settings.stopping.max_time_s);
+    if (progress) progress(ProgressEvent{&spec, "measure", 3, 0.01, 0.5, options.settings.stopping.max_time_s});
+    CaseResult r;
+    r.spec = spec;
+    r.wall_s = 2.0;
+    if (spec.workload == "fail") {
+      r.fail(FailureKind::out_of_memory, "out of memory: scripted");
+      return r;
+    }
+    const double step = spec.device == "cpu" ? 0.004 : 0.001;
+    for (int i = 0; i < 20; ++i) r.samples.push_back(step * (1 + 0.001 * (i % 5)));
+    r.stats = summarize(r.samples);
+    return r;
+  }
+};
+
+class ScriptedParity : public ParityTrainer {
+ public:
+  std::vector<std::string> devices;
+  ParityTrace train(const CaseSpec& spec, const MeasureOptions&, int steps) override {
+    devices.push_back(spec.device);
+    ParityTrace t;
+    for (int k = 0; k < steps; ++k) t.losses.push_back(1.0 - 0.1 * k + (spec.device == "cpu" ? 0 : 0.001));
+    t.grad_norm = 2.0;
+    return t;
+  }
+};
+
+struct RecordingPrinter : Printer {
+  std::vector<std::string> events;
+  std::size_t documents = 0, last_case_count = 0;
+  void case_started(const CasePosition& at, const CaseSpec& spec, const std::string&) override {
+    events.push_back("start " + std::to_string(at.index) + "/" + std::to_string(at.total) + " " + spec.device);
+  }
+  void progress(const CasePosition&, const ProgressEvent& e, double, double eta_s) override {
+    events.push_back("progress " + e.stage);
+    EXPECT_GE(eta_s, 0);
+  }
+  void case_finished(const CasePosition&, const CaseResult& r, const std::string&) override {
+    events.push_back(std::string("end ") + to_string(r.status));
+  }
+  void note(const std::string& line) override { events.push_back("note " + line.substr(0, 9)); }
+  void document(const nlohmann::json& doc) override {
+    ++documents;
+    last_case_count = doc.at("cases").size();
+  }
+};
+
+SuiteRequest request(std::vector<std::string> workloads, double budget_s, int parity_steps) {
+  SuiteRequest req;
+  for (const auto& w : workloads)
+    for (const auto* d : {"cuda:0", "cpu"}) req.plan.cases.push_back(CaseSpec{w, d, "float32", 64, 0});
+  req.budget_s = budget_s;
+  req.max_per_case_s = 30;
+  req.parity_steps = parity_steps;
+  return req;
+}
+
+}  // namespace
+
+TEST(Suite, MeasuresEveryCaseSharesTheBudgetAndEmitsEvents) {
+  ScriptedMeasurer m;
+  ScriptedParity parity;
+  RecordingPrinter printer;
+  RunResult run;
+  const int failures = run_suite(request({"mlp", "cnn"}, 40, 0), run, m, parity, printer);
+  EXPECT_EQ(failures, 0);
+  ASSERT_EQ(run.cases.size(), 4u);
+  // 40 s among 4 cases: 10 s the first; each used 2 s, so the next get (40 - 2k) / (4 - k).
+  ASSERT_EQ(m.allowances.size(), 4u);
+  EXPECT_DOUBLE_EQ(m.allowances[0], 10);
+  EXPECT_DOUBLE_EQ(m.allowances[1], 38.0 / 3);
+  EXPECT_DOUBLE_EQ(m.allowances[3], 30);  // 34 s left for one case, capped by the per-case maximum
+  EXPECT_EQ(printer.events.front(), "start 0/4 cuda:0");
+  EXPECT_EQ(printer.events[1], "progress measure");
+  EXPECT_EQ(printer.events[2], "end ok");
+  // The document after each case, and once more at the end with the speed-ups.
+  EXPECT_EQ(printer.documents, 5u);
+  EXPECT_EQ(printer.last_case_count, 4u);
+  ASSERT_EQ(run.speedups.size(), 2u);
+  EXPECT_NEAR(run.speedups[0].ratio, 4.0, 0.05);
+  EXPECT_TRUE(parity.devices.empty());
+}
+
+TEST(Suite, AFailedCaseIsCountedAndTheOthersGoOn) {
+  ScriptedMeasurer m;
+  ScriptedParity parity;
+  RecordingPrinter printer;
+  RunResult run;
+  const int failures = run_suite(request({"fail", "mlp"}, 0, 0), run, m, parity, printer);
+  EXPECT_EQ(failures, 2);
+  ASSERT_EQ(run.cases.size(), 4u);
+  EXPECT_TRUE(run.cases[0].out_of_memory());
+  EXPECT_TRUE(run.cases[3].ok());
+  // No budget: every case gets the per-case maximum.
+  for (double a : m.allowances) EXPECT_DOUBLE_EQ(a, 30);
+  ASSERT_EQ(run.speedups.size(), 1u);  // only mlp has both devices
+}
+
+TEST(Suite, ParityRunsBesideEachSpeedupOnTheDeviceAndTheCpu) {
+  ScriptedMeasurer m;
+  ScriptedParity parity;
+  RecordingPrinter printer;
+  RunResult run;
+  run_suite(request({"mlp"}, 0, 3), run, m, parity, printer);
+  ASSERT_EQ(run.speedups.size(), 1u);
+  ASSERT_TRUE(run.speedups[0].parity.has_value());
+  EXPECT_EQ(run.speedups[0].parity->steps, 3);
+  EXPECT_EQ(parity.devices, (std::vector<std::string>{"cuda:0", "cpu"}));
+  EXPECT_NE(std::find(printer.events.begin(), printer.events.end(), "note parity of"), printer.events.end());
+}
+
+TEST(Printers, JsonFilePrinterRewritesTheFileAndFanOutReachesEveryPrinter) {
+  const auto path = std::filesystem::temp_directory_path() / "accelbench-printer-test.json";
+  std::filesystem::remove(path);
+  FanOutPrinter fan;
+  fan.add(std::make_unique<JsonFilePrinter>(path.string()));
+  auto recorder = std::make_unique<RecordingPrinter>();
+  auto* rec = recorder.get();
+  fan.add(std::move(recorder));
+  fan.document(nlohmann::json{{"cases", nlohmann::json::array({1, 2})}});
+  fan.document(nlohmann::json{{"cases", nlohmann::json::array({1, 2, 3})}});
+  EXPECT_EQ(rec->documents, 2u);
+  std::ifstream in(path);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc.at("cases").size(), 3u);
+  std::filesystem::remove(path);
+}
