@@ -116,15 +116,6 @@ TelemetrySummary Sampler::summarize(const SummaryRequest& request) const {
 
 // --- the math -------------------------------------------------------------------------------------
 
-double t_quantile_95(std::size_t dof) {
-  static const double table[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
-                                 2.074, 2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  if (dof == 0) return INFINITY;
-  if (dof <= 30) return table[dof];
-  return 1.960;
-}
-
 TrainingPrediction predict_training(int epochs, double steps_per_epoch, double step_mean_s, double step_mean_rel_ci,
                                     const TelemetryFigure& energy_per_step_j, double energy_rel_ci) {
   TrainingPrediction p;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/t_distribution.h"  // t_quantile_95 for the power's batch means
+
 namespace accelbench {
 
 inline constexpr double kDefaultTelemetryHz = 20.0;
@@ -96,9 +98,6 @@ struct TelemetrySummary {
 // 95% half-width (0 when unknown).
 TrainingPrediction predict_training(int epochs, double steps_per_epoch, double step_mean_s, double step_mean_rel_ci,
                                     const TelemetryFigure& energy_per_step_j, double energy_rel_ci);
-
-// Two-sided 95% Student t quantile for `dof` degrees of freedom (table; normal beyond 30).
-double t_quantile_95(std::size_t dof);
 
 void to_json(nlohmann::json& j, const TelemetryFigure& v);
 void from_json(const nlohmann::json& j, TelemetryFigure& v);
