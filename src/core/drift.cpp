@@ -63,7 +63,8 @@ double l1_cost(std::span<const double> x) {
 // split that best separates two levels, min over t of the L1 cost of both sides, is searched in a
 // neighbourhood of it.
 std::size_t refine_change_index(std::span<const double> x, std::size_t t) {
-  const std::size_t reach = std::max<std::size_t>(3, x.size() / 10);
+  // Up to 64 samples either way: O(128 n log n) even for long series.
+  const std::size_t reach = std::clamp<std::size_t>(x.size() / 10, 3, 64);
   const std::size_t lo = t > reach ? t - reach : 1, hi = std::min(x.size() - 1, t + reach);
   std::size_t best_t = t;
   double best = INFINITY;

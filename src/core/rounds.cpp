@@ -118,7 +118,7 @@ HierarchicalEstimate median_ci_hierarchical(const Rounds& rounds, double confide
     e.low = e.median * std::exp(-half_log);
     e.high = e.median * std::exp(half_log);
     e.method = fmt::format(
-        "pooled median x/÷ exp(t_{{{:.0f}}} {:.4f} x sd(log round medians) / sqrt({:.0f})): Student t on the {} "
+        "pooled median x exp(+- t_{{{:.0f}}} {:.4f} x sd(log round medians) / sqrt({:.0f})): Student t on the {} "
         "rounds' medians (the rounds' level varies; the bootstrap's percentile interval undercovers with few rounds)",
         r - 1, t, r, e.rounds);
   } else {
@@ -161,7 +161,7 @@ HierarchicalRatio ratio_of_medians_hierarchical(const Rounds& numerator, const R
   out.low = out.ratio * std::exp(-half_log);
   out.high = out.ratio * std::exp(half_log);
   out.method = fmt::format(
-      "ratio of pooled medians x/÷ exp(t_{{{:.1f}}} x se): Welch on the log round medians of {} and {} rounds",
+      "ratio of pooled medians x exp(+- t_{{{:.1f}}} x se): Welch on the log round medians of {} and {} rounds",
       out.dof, num.size(), den.size());
   return out;
 }

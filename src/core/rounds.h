@@ -12,9 +12,10 @@
 // within 2%), because resampling R values cannot show the spread of a population it barely saw.
 // The headline interval (low/high) is a small-sample one on the rounds' medians instead: in log
 // space, pooled median +- t_{R-1} * sd(log round medians) / sqrt(R) (Student t with R - 1 degrees
-// of freedom). It covers 94-96% for R = 3..12 in simulation, whether the between-round or the
-// within-round variation dominates (the round medians carry both), where the bootstrap's standard
-// error times the same t factor overcovers (99.9%) when the within-round noise dominates.
+// of freedom). Simulated coverage of a 95% interval, 1000 runs each: 93.7% to 95.6% for R = 3..12,
+// whether the between-round or the within-round variation dominates (the round medians carry
+// both), where the bootstrap's standard error times the same t factor overcovers (99.9%) when the
+// within-round noise dominates.
 #include <cstddef>
 #include <cstdint>
 #include <string>
