@@ -35,15 +35,6 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
   }
   return std::min(total, 1.0);
 }
-// Inverse of the standard normal CDF by bisection (only used for n > 2000: speed is no concern).
-double normal_quantile(double p) {
-  double lo = -10, hi = 10;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
 }  // namespace
 
 double median_ci_coverage(std::size_t n, std::size_t l) {

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/t_distribution.h"  // t_cdf, t_quantile, t_quantile_95, normal_quantile: re-exported
+
 namespace accelbench {
 
 struct Summary {

@@ -1,5 +1,7 @@
 #include "telemetry/sampler.h"
 
+#include "telemetry/energy_window.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -116,15 +118,6 @@ TelemetrySummary Sampler::summarize(const SummaryRequest& request) const {
 
 // --- the math -------------------------------------------------------------------------------------
 
-double t_quantile_95(std::size_t dof) {
-  static const double table[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
-                                 2.074, 2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  if (dof == 0) return INFINITY;
-  if (dof <= 30) return table[dof];
-  return 1.960;
-}
-
 TrainingPrediction predict_training(int epochs, double steps_per_epoch, double step_mean_s, double step_mean_rel_ci,
                                     const TelemetryFigure& energy_per_step_j, double energy_rel_ci) {
   TrainingPrediction p;
@@ -166,6 +159,14 @@ struct ChannelWork {
 };
 
 std::string join(const std::vector<std::string>& v, const char* sep) { return fmt::format("{}", fmt::join(v, sep)); }
+
+// The energy counter's readings of source `i` over all points (for its update period).
+std::vector<CounterReading> counter_readings_of(const std::vector<Sampler::Point>& points, std::size_t i) {
+  std::vector<CounterReading> out;
+  for (const auto& p : points)
+    if (i < p.readings.size() && p.readings[i] && p.readings[i]->energy_j) out.push_back({p.t, *p.readings[i]->energy_j});
+  return out;
+}
 
 // Reasons why sources of `role` cannot give `figure`.
 std::string reasons_for(const std::vector<TelemetrySourcePtr>& sources, const std::string& role,
@@ -261,19 +262,23 @@ TelemetrySummary summarize_points(const std::vector<TelemetrySourcePtr>& sources
           integral += 0.5 * (pw[k].second + pw[k - 1].second) * (pw[k].first - pw[k - 1].first);
         ch.power_integral_j = integral;
       }
-      if (ch.energy_counter_j) {
-        ch.energy_j = ch.energy_counter_j;
-        ch.energy_method = "counter";
-      } else if (ch.power_integral_j) {
-        ch.energy_j = ch.power_integral_j;
-        ch.energy_method = "power integral";
-      }
+      for (std::size_t k = b; k <= e; ++k)
+        if (w.point_power[k]) ch.peak_power_w = std::max(ch.peak_power_w.value_or(-INFINITY), *w.point_power[k]);
+      // The counter only when the window spans enough of its updates and its mean stays under the
+      // highest reading (telemetry/energy_window.h); else the integral of the readings.
+      ch.energy_update_period_s = counter_update_period_s(counter_readings_of(points, i));
+      const auto chosen = choose_window_energy({.window_s = s.window_s,
+                                                .counter_j = ch.energy_counter_j,
+                                                .power_integral_j = ch.power_integral_j,
+                                                .update_period_s = ch.energy_update_period_s,
+                                                .peak_power_w = ch.peak_power_w});
+      ch.energy_j = chosen.energy_j;
+      ch.energy_method = chosen.method;
+      ch.energy_note = chosen.note;
       if (ch.energy_j && s.window_s > 0) ch.mean_power_w = *ch.energy_j / s.window_s;
-      std::vector<std::string> reasons;
       double clock_sum = 0;
       std::size_t clock_n = 0;
       for (std::size_t k = b; k <= e; ++k) {
-        if (w.point_power[k]) ch.peak_power_w = std::max(ch.peak_power_w.value_or(-INFINITY), *w.point_power[k]);
         const auto* r = reading(k);
         if (!r) continue;
         if (r->temperature_c) ch.max_temperature_c = std::max(ch.max_temperature_c.value_or(-INFINITY), *r->temperature_c);
@@ -312,7 +317,8 @@ TelemetrySummary summarize_points(const std::vector<TelemetrySourcePtr>& sources
     for (const auto& w : work) {
       if (w.ch.role != r || !w.energy_figure) continue;
       if (!w.ch.energy_j)
-        return TelemetryFigure::none(fmt::format("{}: a read failed at the window's edge", w.ch.source));
+        return TelemetryFigure::none(fmt::format(
+            "{}: {}", w.ch.source, w.ch.energy_note.empty() ? "a read failed at the window's edge" : w.ch.energy_note));
       sum += *w.ch.energy_j;
       parts.push_back(fmt::format("{} ({})", w.ch.source, w.ch.energy_method));
       any = true;
@@ -330,6 +336,23 @@ TelemetrySummary summarize_points(const std::vector<TelemetrySourcePtr>& sources
     return TelemetryFigure::of(sum, join(parts, " + "));
   };
   s.energy_j = energy_of(role);
+  // How the headline energy was found: the methods, the slowest counter's update period (and so the
+  // shortest window it allows), and the notes of channels that fell back.
+  {
+    std::vector<std::string> methods, notes;
+    for (const auto* w : mine) {
+      if (!w->energy_figure && !w->ch.power_integral_j) continue;
+      if (!w->ch.energy_method.empty() &&
+          std::find(methods.begin(), methods.end(), w->ch.energy_method) == methods.end())
+        methods.push_back(w->ch.energy_method);
+      if (!w->ch.energy_note.empty()) notes.push_back(fmt::format("{}: {}", w->ch.source, w->ch.energy_note));
+      if (w->ch.energy_update_period_s)
+        s.energy_update_period_s = std::max(s.energy_update_period_s.value_or(0.0), *w->ch.energy_update_period_s);
+    }
+    s.energy_method = join(methods, " + ");
+    s.energy_note = join(notes, "; ");
+    if (s.energy_update_period_s) s.min_energy_window_s = min_energy_window_s(*s.energy_update_period_s);
+  }
   if (s.energy_j.value) {
     if (steps > 0) s.energy_per_step_j = TelemetryFigure::of(*s.energy_j.value / static_cast<double>(steps), s.energy_j.source);
     else s.energy_per_step_j = TelemetryFigure::none("no training steps in the window");
@@ -372,6 +395,15 @@ TelemetrySummary summarize_points(const std::vector<TelemetrySourcePtr>& sources
     for (const auto* w : powered) names.push_back(w->ch.source);
     s.peak_power_w = peak ? TelemetryFigure::of(*peak, fmt::format("highest reading of {} at {:g} Hz", join(names, " + "), hz))
                           : TelemetryFigure::none(reasons_for(sources, role, "power"));
+  }
+  // The mean never exceeds the highest reading (channels' sums can still disagree by their timing).
+  const bool mean_above_peak = s.mean_power_w.value && s.peak_power_w.value && *s.mean_power_w.value > *s.peak_power_w.value;
+  if (mean_above_peak) {
+    const auto why = fmt::format("mean power capped at the highest reading: energy / window time gave {:.1f} W, above "
+                                 "the highest reading {:.1f} W",
+                                 *s.mean_power_w.value, *s.peak_power_w.value);
+    s.mean_power_w = TelemetryFigure::of(*s.peak_power_w.value, why + " (" + s.peak_power_w.source + ")");
+    s.energy_note = s.energy_note.empty() ? why : s.energy_note + "; " + why;
   }
 
   auto max_over = [&](auto field, const char* figure, const std::string& r) -> TelemetryFigure {
@@ -495,6 +527,17 @@ TelemetrySummary summarize_points(const std::vector<TelemetrySourcePtr>& sources
 
   for (auto& w : work) s.channels.push_back(std::move(w.ch));
   return s;
+}
+
+std::optional<double> Sampler::min_energy_window_s(const std::string& role) const {
+  std::lock_guard dl(data_mutex_);
+  std::optional<double> longest;
+  for (std::size_t i = 0; i < sources_.size(); ++i) {
+    if (!sources_[i] || !sources_[i]->available() || sources_[i]->role() != role) continue;
+    if (const auto w = accelbench::min_energy_window_s(counter_readings_of(points_, i)))
+      longest = std::max(longest.value_or(0.0), *w);
+  }
+  return longest;
 }
 
 }  // namespace accelbench

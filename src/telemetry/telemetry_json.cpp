@@ -42,6 +42,8 @@ void to_json(json& j, const TelemetryChannel& v) {
   put_optional(j, "min_clock_mhz", v.min_clock_mhz);
   put_optional(j, "max_clock_mhz", v.max_clock_mhz);
   put_optional(j, "peak_memory_bytes", v.peak_memory_bytes);
+  put_optional(j, "energy_update_period_s", v.energy_update_period_s);
+  if (!v.energy_note.empty()) j["energy_note"] = v.energy_note;
 }
 void from_json(const json& j, TelemetryChannel& v) {
   get_if(j, "source", v.source);
@@ -62,6 +64,8 @@ void from_json(const json& j, TelemetryChannel& v) {
   get_optional(j, "min_clock_mhz", v.min_clock_mhz);
   get_optional(j, "max_clock_mhz", v.max_clock_mhz);
   get_optional(j, "peak_memory_bytes", v.peak_memory_bytes);
+  get_optional(j, "energy_update_period_s", v.energy_update_period_s);  // absent in files before it: null
+  get_if(j, "energy_note", v.energy_note);
 }
 
 void to_json(json& j, const TelemetrySeries& v) {
@@ -134,6 +138,11 @@ void to_json(json& j, const TelemetrySummary& v) {
            {"unavailable", v.unavailable},
            {"series", v.series}};
   j["prediction"] = v.prediction ? json(*v.prediction) : json(nullptr);
+  // Added later; readers of older files find them absent (empty / null).
+  j["energy_method"] = v.energy_method;
+  put_optional(j, "energy_update_period_s", v.energy_update_period_s);
+  put_optional(j, "min_energy_window_s", v.min_energy_window_s);
+  if (!v.energy_note.empty()) j["energy_note"] = v.energy_note;
 }
 void from_json(const json& j, TelemetrySummary& v) {
   get_if(j, "sample_hz", v.sample_hz);
@@ -163,6 +172,10 @@ void from_json(const json& j, TelemetrySummary& v) {
   if (auto s = j.find("series"); s != j.end() && s->is_object()) v.series = s->get<TelemetrySeries>();
   if (auto p = j.find("prediction"); p != j.end() && p->is_object()) v.prediction = p->get<TrainingPrediction>();
   else v.prediction.reset();
+  get_if(j, "energy_method", v.energy_method);
+  get_optional(j, "energy_update_period_s", v.energy_update_period_s);
+  get_optional(j, "min_energy_window_s", v.min_energy_window_s);
+  get_if(j, "energy_note", v.energy_note);
 }
 
 }  // namespace accelbench

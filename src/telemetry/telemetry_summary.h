@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/t_distribution.h"  // t_quantile_95 for the power's batch means
+
 namespace accelbench {
 
 inline constexpr double kDefaultTelemetryHz = 20.0;
@@ -35,8 +37,13 @@ struct TelemetryChannel {
   // Energy two ways, when the source allows: the counter's difference between the window's
   // boundaries, and the trapezoid integral of the sampled power. `energy_method` says which one
   // energy_j is ("counter" preferred).
+  // The counter is used only when the window lasts >= kMinCounterUpdatePeriods of its updates and
+  // its mean power stays under the highest reading (telemetry/energy_window.h); `energy_note` says
+  // why it was not, and `energy_update_period_s` is the update period found from the readings.
   std::optional<double> energy_j, energy_counter_j, power_integral_j;
   std::string energy_method;
+  std::optional<double> energy_update_period_s;
+  std::string energy_note;
   std::optional<double> mean_power_w, peak_power_w;
   std::optional<double> max_temperature_c;
   std::optional<double> mean_clock_mhz, min_clock_mhz, max_clock_mhz;
@@ -80,6 +87,12 @@ struct TelemetrySummary {
   TelemetryFigure mean_power_w, peak_power_w, max_temperature_c, mean_clock_mhz, peak_memory_bytes;
   // The host CPU's energy during an accelerator case (RAPL): the rest of the machine's bill.
   TelemetryFigure host_energy_j;
+  // How energy_j was found: "counter", "power integral" or both joined with " + " (several channels);
+  // the slowest counter's update period and the shortest window it allows (k periods); the notes of
+  // channels that fell back from their counter, and of a mean power capped at the highest reading.
+  std::string energy_method;
+  std::optional<double> energy_update_period_s, min_energy_window_s;
+  std::string energy_note;
   std::size_t samples = 0;            // readings inside the window
   std::size_t throttled_samples = 0;  // of the device's (or, for a CPU case, the CPU's) readings
   bool throttled = false;
@@ -96,9 +109,6 @@ struct TelemetrySummary {
 // 95% half-width (0 when unknown).
 TrainingPrediction predict_training(int epochs, double steps_per_epoch, double step_mean_s, double step_mean_rel_ci,
                                     const TelemetryFigure& energy_per_step_j, double energy_rel_ci);
-
-// Two-sided 95% Student t quantile for `dof` degrees of freedom (table; normal beyond 30).
-double t_quantile_95(std::size_t dof);
 
 void to_json(nlohmann::json& j, const TelemetryFigure& v);
 void from_json(const nlohmann::json& j, TelemetryFigure& v);

@@ -95,3 +95,25 @@ TEST(Stats, QuantileRejectsEmpty) {
   std::vector<double> none;
   EXPECT_THROW(quantile_sorted(none, 0.5), std::invalid_argument);
 }
+
+// The bootstrap of a speed-up (ratio_of_medians) on simulated lognormal step times with known
+// medians 1.0 and 0.5 (true ratio 2): the 95% interval's coverage of the true
+// ratio over 1000 simulated pairs. Measured 0.957-0.966 for n = 10..100 (2000 resamples); with 1000
+// resamples and n = 20 it must stay within [0.93, 0.98].
+TEST(Stats, RatioOfMediansBootstrapCoversTheTrueRatio) {
+  std::mt19937_64 rng(2024);
+  std::lognormal_distribution<double> slow(0.0, 0.05), fast(std::log(0.5), 0.05);
+  int hit = 0;
+  const int sims = 1000;
+  for (int s = 0; s < sims; ++s) {
+    std::vector<double> a(20), b(20);
+    for (auto& x : a) x = slow(rng);
+    for (auto& x : b) x = fast(rng);
+    const auto r = ratio_of_medians(a, b, 0.95, 1000, static_cast<std::uint64_t>(s) + 1);
+    hit += r.low <= 2.0 && 2.0 <= r.high;
+  }
+  const double coverage = hit / static_cast<double>(sims);
+  std::printf("  ratio_of_medians 95%% coverage: %.3f\n", coverage);
+  EXPECT_GE(coverage, 0.93);
+  EXPECT_LE(coverage, 0.98);
+}
