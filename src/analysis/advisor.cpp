@@ -8,6 +8,7 @@
 
 #include "core/durations.h"
 #include "core/parity.h"
+#include "core/sweep_records.h"
 
 namespace accelbench {
 
@@ -21,16 +22,14 @@ std::string pct(double x) { return fmt::format("{:.1f}%", 100 * x); }
 const CaseResult* find_case(const RunResult& run, const std::string& w, const std::string& d, const std::string& t,
                             std::int64_t batch) {
   for (const auto& c : run.cases)
-    if (c.status == "ok" && c.spec.workload == w && c.spec.device == d && c.spec.dtype == t && c.spec.batch_size == batch)
+    if (c.ok() && c.spec.workload == w && c.spec.device == d && c.spec.dtype == t && c.spec.batch_size == batch)
       return &c;
   return nullptr;
 }
 }  // namespace
 
 namespace {
-std::string ci_text(const nlohmann::json& r) {
-  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.at("ratio").get<double>(), r.at("low").get<double>(), r.at("high").get<double>());
-}
+std::string ci_text(const RatioEstimate& r) { return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.ratio, r.low, r.high); }
 std::string memory_of(const CaseResult& c) {
   if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
   if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
@@ -38,16 +37,14 @@ std::string memory_of(const CaseResult& c) {
 }
 
 // Batch sweep: the knee, against the smallest batch measured; the out-of-memory edge.
-void advise_batch_sweep(const RunResult& run, const nlohmann::json& sw, std::vector<Advice>& out) {
-  if (sw.at("knee").is_null()) return;
-  const auto knee = sw.at("knee").get<std::int64_t>();
-  const CaseSpec label{sw.at("model").get<std::string>(), "", "", 0, 0, sw.value("width", std::int64_t{0}),
-                       sw.value("checkpoint", false)};
-  const std::string subject = fmt::format("{} on {} ({})", model_label(label), sw.at("device").get<std::string>(),
-                                          sw.at("dtype").get<std::string>());
+void advise_batch_sweep(const RunResult& run, const BatchSweep& sw, std::vector<Advice>& out) {
+  if (!sw.knee) return;
+  const auto knee = *sw.knee;
+  const CaseSpec label{sw.model, "", "", 0, 0, sw.width, sw.checkpoint};
+  const std::string subject = fmt::format("{} on {} ({})", model_label(label), sw.device, sw.dtype);
   const CaseResult *at_knee = nullptr, *smallest = nullptr;
   for (const auto& c : run.cases) {
-    if (c.status != "ok" || c.samples.empty()) continue;
+    if (!c.ok() || c.samples.empty()) continue;
     if (c.spec.batch_size == knee) at_knee = &c;
     if (!smallest || c.spec.batch_size < smallest->spec.batch_size) smallest = &c;
   }
@@ -68,66 +65,64 @@ void advise_batch_sweep(const RunResult& run, const nlohmann::json& sw, std::vec
   }
   text += fmt::format(" (the smallest batch within {:.0f}% of the best throughput; larger batches add little speed and "
                       "change the optimization: scale the learning rate with it)",
-                      100 * sw.value("knee_tolerance", 0.05));
+                      100 * sw.knee_tolerance);
   out.push_back({"batch-knee", subject, text, evidence});
-  if (!sw.at("largest_fit").is_null() && !sw.at("first_oom").is_null()) {
-    const auto largest = sw.at("largest_fit").get<std::int64_t>();
-    const auto oom = sw.at("smallest_oom").is_null() ? sw.at("first_oom").get<std::int64_t>() : sw.at("smallest_oom").get<std::int64_t>();
+  if (sw.largest_fit && sw.first_oom) {
+    const auto largest = *sw.largest_fit;
+    const auto oom = sw.smallest_oom.value_or(*sw.first_oom);
     out.push_back({"batch-memory-edge", subject,
                    fmt::format("batch {} is the largest that fits{} (out of memory at {}); to go further use bfloat16 or "
                                "gradient checkpointing (--checkpoint)",
                                largest,
-                               sw.at("memory_limit_bytes").is_null()
-                                   ? std::string()
-                                   : fmt::format(" in {}", format_bytes(sw.at("memory_limit_bytes").get<double>())),
+                               sw.memory_limit_bytes ? fmt::format(" in {}", format_bytes(static_cast<double>(*sw.memory_limit_bytes)))
+                                                     : std::string(),
                                oom),
                    {fmt::format("largest_fit={}", largest), fmt::format("oom_at={}", oom)}});
   }
 }
 
 // Precision sweep: the fastest precision that keeps parity; precisions that are slower or drift.
-void advise_precision_sweep(const nlohmann::json& sw, std::vector<Advice>& out) {
-  const std::string base = fmt::format("{} on {}", sw.at("model").get<std::string>(), sw.at("device").get<std::string>());
-  const int steps = sw.value("parity_steps", 0);
-  for (const auto& p : sw.at("points")) {
-    const auto name = p.at("precision").get<std::string>();
-    if (name == "float32" || p.at("speedup").is_null()) continue;
-    const auto& sp = p.at("speedup");
+void advise_precision_sweep(const PrecisionSweep& sw, std::vector<Advice>& out) {
+  const std::string base = fmt::format("{} on {}", sw.model, sw.device);
+  const int steps = sw.parity_steps;
+  for (const auto& p : sw.points) {
+    const auto& name = p.precision;
+    if (name == "float32" || !p.speedup) continue;
+    const auto& sp = *p.speedup;
     const auto figure = ci_text(sp);
     const std::string subject = fmt::format("{} ({})", base, name);
-    const auto& parity = p.at("parity");
-    const bool has_parity = parity.is_object() && parity.value("error", std::string()).empty() && parity.value("steps", 0) > 0;
-    if (parity.is_object() && !has_parity) {
+    const bool has_parity = p.parity && p.parity->error.empty() && p.parity->steps > 0;
+    if (p.parity && !has_parity) {
       out.push_back({"precision-parity-failed", subject,
                      fmt::format("{} is {} the speed of float32, but its parity run failed ({}): check it before using it",
-                                 name, figure, parity.value("error", std::string("no steps"))),
+                                 name, figure, p.parity->error.empty() ? std::string("no steps") : p.parity->error),
                      {"speedup=" + figure}});
       continue;
     }
-    const double drift = has_parity ? parity.at("loss_rel_diff").get<double>() : 0;
-    const double tolerance = sw.value("parity_threshold", sw.value("parity_tolerance", 0.02));
+    const double drift = has_parity ? p.parity->loss_rel_diff : 0;
+    const double tolerance = sw.parity_threshold;
     if (has_parity && drift > tolerance) {
       std::string floor_text;
-      if (const auto& f = sw.value("parity_floor", nlohmann::json()); f.is_object() && f.value("error", std::string()).empty())
-        floor_text = fmt::format("; float32 against itself drifts by {:.2g}%{}", 100 * f.value("loss_rel_diff", 0.0),
-                                 f.value("loss_rel_diff", 0.0) > 0.02 ? ", so this training is chaotic at these settings" : "");
-      if (const int skipped = parity.value("skipped_steps", 0); skipped > 0)
+      if (const auto& f = sw.parity_floor; f && f->error.empty())
+        floor_text = fmt::format("; float32 against itself drifts by {:.2g}%{}", 100 * f->loss_rel_diff,
+                                 f->loss_rel_diff > 0.02 ? ", so this training is chaotic at these settings" : "");
+      if (const int skipped = p.parity->skipped_steps; skipped > 0)
         floor_text += fmt::format("; loss scaling skipped {} of its {} steps", skipped, steps);
       out.push_back({"precision-drifts", subject,
                      fmt::format("{} is {} the speed of float32 but its loss after {} steps differs from float32's by {:.2g}% "
                                  "(more than {:.2g}%{}): check its training curve before switching",
                                  name, figure, steps, 100 * drift, 100 * tolerance, floor_text),
                      {"speedup=" + figure, fmt::format("loss_rel_diff={:.2g}%", 100 * drift)}});
-    } else if (sp.at("low").get<double>() > 1.05) {
+    } else if (sp.low > 1.05) {
       std::string parity_text = has_parity ? fmt::format(", loss within {:.2g}% of float32 after {} identical steps", 100 * drift, steps)
                                            : " (no parity run)";
       std::vector<std::string> evidence{"speedup=" + figure};
       if (has_parity) evidence.push_back(fmt::format("loss_rel_diff={:.2g}%", 100 * drift));
       out.push_back({"precision-faster", subject,
                      fmt::format("{}: {} faster than float32{}{}", name, figure, parity_text,
-                                 sw.at("best").is_string() && sw.at("best").get<std::string>() == name ? "; the best precision here" : ""),
+                                 sw.best && *sw.best == name ? "; the best precision here" : ""),
                      evidence});
-    } else if (sp.at("high").get<double>() < 0.95) {
+    } else if (sp.high < 0.95) {
       out.push_back({"precision-slower", subject,
                      fmt::format("{} is slower than float32 here ({} the speed): this device has no fast {} path; stay in float32",
                                  name, figure, name),
@@ -137,119 +132,134 @@ void advise_precision_sweep(const nlohmann::json& sw, std::vector<Advice>& out) 
 }
 
 // Threads and workers sweeps: the fewest that come within the tolerance of the best.
-void advise_setting_sweep(const RunResult& run, const nlohmann::json& sw, const char* key, const char* noun,
-                          std::vector<Advice>& out) {
-  const std::string best_key = std::string("best_") + key;
-  if (sw.at(best_key).is_null()) return;
-  const int best = sw.at(best_key).get<int>();
-  const std::string subject = fmt::format("{} on {}", sw.at("model").get<std::string>(), sw.at("device").get<std::string>());
-  const nlohmann::json* at_best = nullptr;
-  const nlohmann::json* top = nullptr;
-  const nlohmann::json* zero = nullptr;
-  for (const auto& p : sw.at("points")) {
-    if (!p.contains("samples_per_s") || !p.at(key).is_number()) continue;
-    if (p.at(key).get<int>() == best) at_best = &p;
-    if (!top || p.at("samples_per_s").get<double>() > top->at("samples_per_s").get<double>()) top = &p;
-    if (p.at(key).get<int>() == 0) zero = &p;
+void advise_setting_sweep(const SettingSweep& sw, std::vector<Advice>& out) {
+  if (!sw.best) return;
+  const bool threads = sw.kind == "threads";
+  const int best = *sw.best;
+  const std::string subject = fmt::format("{} on {}", sw.model, sw.device);
+  const SettingSweepPoint *at_best = nullptr, *top = nullptr, *zero = nullptr;
+  for (const auto& p : sw.points) {
+    if (!p.samples_per_s || (!threads && p.setting == kStagedWorkers)) continue;
+    if (p.setting == best) at_best = &p;
+    if (!top || *p.samples_per_s > *top->samples_per_s) top = &p;
+    if (p.setting == 0) zero = &p;
   }
   if (!at_best || !top) return;
-  // "1 thread", "2 threads": `noun` is the plural.
-  auto counted = [noun](int n) { return fmt::format("{} {}", n, n == 1 ? std::string(noun).substr(0, std::strlen(noun) - 1) : noun); };
-  std::string text = fmt::format("use {}: {} samples/s", counted(best), format_count(at_best->at("samples_per_s").get<double>()));
-  std::vector<std::string> evidence{fmt::format("{}={}", key, best),
-                                    "samples_per_s=" + format_count(at_best->at("samples_per_s").get<double>())};
-  if (std::string(key) == "threads" && at_best->contains("speedup")) {
-    text += fmt::format(", {} over 1 thread", ci_text(at_best->at("speedup")));
-    evidence.push_back("speedup=" + ci_text(at_best->at("speedup")));
+  // "1 thread", "2 threads".
+  const std::string noun = threads ? "thread" : "worker";
+  auto counted = [&noun](int n) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); };
+  std::string text = fmt::format("use {}: {} samples/s", counted(best), format_count(*at_best->samples_per_s));
+  std::vector<std::string> evidence{fmt::format("{}={}", sw.kind, best), "samples_per_s=" + format_count(*at_best->samples_per_s)};
+  if (threads && at_best->speedup) {
+    text += fmt::format(", {} over 1 thread", ci_text(*at_best->speedup));
+    evidence.push_back("speedup=" + ci_text(*at_best->speedup));
   }
-  if (std::string(key) == "workers" && at_best->contains("data_wait_fraction")) {
-    text += fmt::format(", data wait {:.1f}% of the step", 100 * at_best->at("data_wait_fraction").get<double>());
-    if (zero && zero != at_best && zero->contains("data_wait_fraction"))
-      text += fmt::format(" (with 0 workers: {:.1f}%, {} samples/s)", 100 * zero->at("data_wait_fraction").get<double>(),
-                          format_count(zero->at("samples_per_s").get<double>()));
-    evidence.push_back(fmt::format("data_wait={:.1f}%", 100 * at_best->at("data_wait_fraction").get<double>()));
+  if (!threads && at_best->data_wait_fraction) {
+    text += fmt::format(", data wait {:.1f}% of the step", 100 * *at_best->data_wait_fraction);
+    if (zero && zero != at_best && zero->data_wait_fraction)
+      text += fmt::format(" (with 0 workers: {:.1f}%, {} samples/s)", 100 * *zero->data_wait_fraction,
+                          format_count(*zero->samples_per_s));
+    evidence.push_back(fmt::format("data_wait={:.1f}%", 100 * *at_best->data_wait_fraction));
   }
   if (top != at_best)
-    text += fmt::format("; the best, {}, is only {:.1f}% faster", counted(top->at(key).get<int>()),
-                        100 * (top->at("samples_per_s").get<double>() / at_best->at("samples_per_s").get<double>() - 1));
-  out.push_back({std::string(key) == "threads" ? "threads-best" : "workers-best", subject, text, evidence});
-  (void)run;
+    text += fmt::format("; the best, {}, is only {:.1f}% faster", counted(top->setting),
+                        100 * (*top->samples_per_s / *at_best->samples_per_s - 1));
+  out.push_back({threads ? "threads-best" : "workers-best", subject, text, evidence});
 }
 
 // Crossover: from which batch (or width) the accelerator wins.
-void advise_crossover(const nlohmann::json& sw, std::vector<Advice>& out) {
-  const auto& c = sw.at("crossover");
-  const auto kind = c.at("kind").get<std::string>();
-  const auto axis = sw.at("axis").get<std::string>();
-  const std::string subject = fmt::format("{} on {} vs cpu", sw.at("model").get<std::string>(), sw.at("device").get<std::string>());
+void advise_crossover(const CrossoverSweep& sw, std::vector<Advice>& out) {
+  const auto& c = sw.crossover;
+  const auto& axis = sw.axis;
+  const std::string subject = fmt::format("{} on {} vs cpu", sw.model, sw.device);
   auto speedup_at = [&](std::int64_t x) -> std::string {
-    for (const auto& p : sw.at("points"))
-      if (p.at("x").get<std::int64_t>() == x && !p.at("speedup").is_null()) return ci_text(p.at("speedup"));
+    for (const auto& p : sw.points)
+      if (p.x == x && p.speedup) return ci_text(*p.speedup);
     return "";
   };
-  if (kind == "crosses") {
-    const auto at = c.at("at").get<std::int64_t>();
+  if (c.kind == CrossoverKind::crosses) {
+    if (!c.at) return;
+    const auto at = *c.at;
     const auto figure = speedup_at(at);
     out.push_back({"crossover", subject,
                    fmt::format("this model is overhead-bound when small: the accelerator wins only from {0} {1} ({2}); "
                                "below it, {3}",
                                axis, at, figure,
-                               c.at("cpu_until").is_null() ? "the two are within the noise"
-                                                           : fmt::format("the CPU is faster (up to {} {})", axis, c.at("cpu_until").get<std::int64_t>())),
+                               !c.cpu_until ? "the two are within the noise"
+                                            : fmt::format("the CPU is faster (up to {} {})", axis, *c.cpu_until)),
                    {fmt::format("crossover_{}={}", axis, at), "speedup=" + figure}});
-  } else if (kind == "cpu_always" || kind == "never") {
-    const nlohmann::json* last = nullptr;  // the largest point measured on both devices
-    const nlohmann::json* won = nullptr;   // below it, the last where the accelerator was surely faster ("never")
-    for (const auto& p : sw.at("points")) {
-      if (p.at("speedup").is_null()) continue;
-      if (last && last->at("speedup").at("low").get<double>() > 1.0) won = last;
+  } else if (c.kind == CrossoverKind::cpu_always || c.kind == CrossoverKind::never) {
+    const CrossoverSweepPoint* last = nullptr;  // the largest point measured on both devices
+    const CrossoverSweepPoint* won = nullptr;   // below it, the last where the accelerator was surely faster ("never")
+    for (const auto& p : sw.points) {
+      if (!p.speedup) continue;
+      if (last && last->speedup->low > 1.0) won = last;
       last = &p;
     }
     if (!last) return;
-    const auto figure = ci_text(last->at("speedup"));
+    const auto figure = ci_text(*last->speedup);
     if (won) {
-      const auto won_figure = ci_text(won->at("speedup"));
+      const auto won_figure = ci_text(*won->speedup);
       out.push_back({"crossover", subject,
                      fmt::format("the accelerator does not stay ahead of the CPU: faster at {0} {1} ({2}) but not at {0} {3} "
                                  "({4}): measure at the {0} you will train with before choosing the device",
-                                 axis, won->at("x").get<std::int64_t>(), won_figure, last->at("x").get<std::int64_t>(), figure),
+                                 axis, won->x, won_figure, last->x, figure),
                      {"speedup=" + won_figure, "speedup_at_end=" + figure}});
       return;
     }
     out.push_back({"crossover", subject,
                    fmt::format("the accelerator does not beat the CPU anywhere up to {} {} ({} there): train this model on "
                                "the CPU, or make it larger",
-                               axis, last->at("x").get<std::int64_t>(), figure),
+                               axis, last->x, figure),
                    {"speedup_at_end=" + figure}});
-  } else if (kind == "accelerator_always") {
-    const auto at = c.at("at").get<std::int64_t>();
+  } else if (c.kind == CrossoverKind::accelerator_always) {
+    if (!c.at) return;
+    const auto at = *c.at;
     const auto figure = speedup_at(at);
     out.push_back({"crossover", subject,
                    fmt::format("the accelerator is faster from the smallest {} measured ({} {}: {})", axis, axis, at, figure),
                    {"speedup=" + figure}});
   }
 }
+
+void advise_sweep(const RunResult& run, const AnySweep& sweep, std::vector<Advice>& out) {
+  if (const auto* b = std::get_if<BatchSweep>(&sweep)) advise_batch_sweep(run, *b, out);
+  else if (const auto* p = std::get_if<PrecisionSweep>(&sweep)) advise_precision_sweep(*p, out);
+  else if (const auto* s = std::get_if<SettingSweep>(&sweep)) advise_setting_sweep(*s, out);
+  else if (const auto* c = std::get_if<CrossoverSweep>(&sweep)) advise_crossover(*c, out);
+}
+
+std::string kind_of(const AnySweep& sweep) {
+  if (std::holds_alternative<BatchSweep>(sweep)) return "batch";
+  if (std::holds_alternative<PrecisionSweep>(sweep)) return "precision";
+  if (std::holds_alternative<CrossoverSweep>(sweep)) return "crossover";
+  return std::get<SettingSweep>(sweep).kind;
+}
+
+std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, const std::string& sweep_kind);
 }  // namespace
 
-std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document) {
-  std::vector<Advice> out;
-  if (auto sw = document.find("sweep"); sw != document.end() && sw->is_object()) {
-    try {
-      const auto kind = sw->value("kind", std::string());
-      if (kind == "batch") advise_batch_sweep(run, *sw, out);
-      else if (kind == "precision") advise_precision_sweep(*sw, out);
-      else if (kind == "threads") advise_setting_sweep(run, *sw, "threads", "threads", out);
-      else if (kind == "workers") advise_setting_sweep(run, *sw, "workers", "workers", out);
-      else if (kind == "crossover") advise_crossover(*sw, out);
-    } catch (const nlohmann::json::exception&) {
-      // A sweep block from another version: no sweep advice rather than a wrong one.
-      out.clear();
-    }
-  }
+std::vector<Advice> advise(const RunResult& run, const AnySweep& sweep) { return advise_run(run, &sweep, kind_of(sweep)); }
 
+std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document) {
+  std::optional<AnySweep> sweep;
+  try {
+    sweep = sweep_from_document(document);
+  } catch (const nlohmann::json::exception&) {
+    // A sweep block from another version: no sweep advice rather than a wrong one.
+  }
   const std::string sweep_kind = document.contains("sweep") && document["sweep"].is_object()
                                      ? document["sweep"].value("kind", std::string())
                                      : std::string();
+  // The kind suppresses the per-case rules even when its block could not be read.
+  return advise_run(run, sweep ? &*sweep : nullptr, sweep_kind);
+}
+
+namespace {
+
+std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, const std::string& sweep_kind) {
+  std::vector<Advice> out;
+  if (sweep) advise_sweep(run, *sweep, out);
   const bool precision_sweep = sweep_kind == "precision";
 
   // 1. Speed-ups: the accelerator barely wins (or loses): the model is overhead-bound at this batch.
@@ -285,7 +295,7 @@ std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document)
   }
 
   for (const auto& c : run.cases) {
-    if (c.status != "ok") continue;
+    if (!c.ok()) continue;
     // 2. Input-bound: the data pipeline holds the training back.
     if (c.input_bound) {
       out.push_back({"input-bound", subject_of(c),
@@ -347,6 +357,8 @@ std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document)
   }
   return out;
 }
+
+}  // namespace
 
 std::string render_advice(const std::vector<Advice>& advice) {
   if (advice.empty()) return "";

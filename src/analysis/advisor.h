@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/results.h"
+#include "core/sweep_records.h"
 
 namespace accelbench {
 
@@ -17,9 +18,12 @@ struct Advice {
   std::vector<std::string> evidence;  // the measured values quoted, as "name=value"
 };
 
-// `document` is the run's full JSON: a sweep's "sweep" block adds the rules of its kind (batch,
-// precision, threads, workers, crossover).
+// `document` is the run's full JSON: a sweep's "sweep" block (read into its typed record,
+// core/sweep_records.h) adds the rules of its kind (batch, precision, threads, workers, crossover);
+// a block that cannot be read adds none.
 std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document = nlohmann::json::object());
+// The same with the sweep's record at hand.
+std::vector<Advice> advise(const RunResult& run, const AnySweep& sweep);
 std::string render_advice(const std::vector<Advice>& advice);
 
 }  // namespace accelbench

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/durations.h"
+#include "core/sweep_records.h"
 #include "report/article_reference.h"
 #include "report/reports.h"
 #include "report/svg_chart.h"
@@ -41,64 +42,56 @@ std::string empty_figure(const std::string& key, const std::string& caption, con
                      key, xml_escape(caption), xml_escape(why));
 }
 
-std::string ratio_text(const nlohmann::json& r) {
-  return fmt::format("{:.3g}x", r.at("ratio").get<double>());
+std::string ratio_text(const RatioEstimate& r) { return fmt::format("{:.3g}x", r.ratio); }
+std::string ci_text(const RatioEstimate& r) { return fmt::format("{:.3g} - {:.3g}", r.low, r.high); }
+
+// A precision sweep's speed-up per precision (bars with their CI, 1x marked) and its parity table.
+std::string precision_figure(const PrecisionSweep& sw) {
+  BarChartSpec spec{"chart-precision", "Speed-up over float32 per precision", "x (float32 step / this step)", {}, false, 1.0};
+  Rows t{{"precision", "speed-up", "95% CI", "loss vs float32", "parity"}};
+  for (const auto& p : sw.points) {
+    if (!p.speedup) continue;
+    const auto& sp = *p.speedup;
+    spec.items.push_back(BarItem{p.precision, sw.device, sp.ratio, sp.low, sp.high, false});
+    const bool has = p.parity && p.parity->error.empty() && p.parity->steps > 0;
+    t.push_back({p.precision, ratio_text(sp), ci_text(sp), has ? fmt::format("{:.2g}%", 100 * p.parity->loss_rel_diff) : "-",
+                 p.parity_ok ? (*p.parity_ok ? "ok" : "drifts") : "-"});
+  }
+  if (spec.items.empty()) return "";
+  return figure("sweep-precision", fmt::format("Precision sweep: {} on {}", sw.model, sw.device), render_bar_chart(spec), t);
 }
-std::string ci_text(const nlohmann::json& r) {
-  return fmt::format("{:.3g} - {:.3g}", r.at("low").get<double>(), r.at("high").get<double>());
+
+// A crossover sweep's speed-up against its axis, with the CI's bounds and the break-even line.
+std::string crossover_figure(const CrossoverSweep& sw) {
+  LineChartSpec spec{"chart-crossover", "Speed-up of the accelerator over the CPU", sw.axis, "x (CPU step / accelerator step)", {}, true};
+  LineSeries ratio{"speed-up", {}}, low{"95% CI low", {}}, high{"95% CI high", {}}, even{"break-even (1x)", {}};
+  Rows t{{sw.axis, "speed-up", "95% CI"}};
+  for (const auto& p : sw.points) {
+    const double x = static_cast<double>(p.x);
+    even.points.emplace_back(x, 1.0);
+    if (!p.speedup) continue;
+    ratio.points.emplace_back(x, p.speedup->ratio);
+    low.points.emplace_back(x, p.speedup->low);
+    high.points.emplace_back(x, p.speedup->high);
+    t.push_back({std::to_string(p.x), ratio_text(*p.speedup), ci_text(*p.speedup)});
+  }
+  if (ratio.points.size() < 2) return "";
+  spec.series = {ratio, low, high, even};
+  return figure("sweep-crossover", fmt::format("Crossover: {} on {} against the CPU: {}", sw.model, sw.device, sw.crossover_text),
+                render_line_chart(spec), t);
 }
 
 // Only for sweeps of those kinds; "" otherwise, and for a block it cannot read.
 std::string sweep_figure(const nlohmann::json& document) {
-  const auto it = document.find("sweep");
-  if (it == document.end() || !it->is_object()) return "";
-  const auto& sw = *it;
+  std::optional<AnySweep> sweep;
   try {
-    const auto kind = sw.value("kind", std::string());
-    if (kind == "precision") {
-      BarChartSpec spec{"chart-precision", "Speed-up over float32 per precision", "x (float32 step / this step)", {}, false, 1.0};
-      Rows t{{"precision", "speed-up", "95% CI", "loss vs float32", "parity"}};
-      for (const auto& p : sw.at("points")) {
-        if (p.at("speedup").is_null()) continue;
-        const auto& sp = p.at("speedup");
-        spec.items.push_back(BarItem{p.at("precision").get<std::string>(), sw.at("device").get<std::string>(),
-                                     sp.at("ratio").get<double>(), sp.at("low").get<double>(), sp.at("high").get<double>(), false});
-        const auto& q = p.at("parity");
-        const bool has = q.is_object() && q.value("error", std::string()).empty() && q.value("steps", 0) > 0;
-        t.push_back({p.at("precision").get<std::string>(), ratio_text(sp), ci_text(sp),
-                     has ? fmt::format("{:.2g}%", 100 * q.at("loss_rel_diff").get<double>()) : "-",
-                     p.value("parity_ok", nlohmann::json()).is_boolean() ? (p.at("parity_ok").get<bool>() ? "ok" : "drifts") : "-"});
-      }
-      if (spec.items.empty()) return "";
-      return figure("sweep-precision", fmt::format("Precision sweep: {} on {}", sw.at("model").get<std::string>(),
-                                                   sw.at("device").get<std::string>()),
-                    render_bar_chart(spec), t);
-    }
-    if (kind == "crossover") {
-      const auto axis = sw.at("axis").get<std::string>();
-      LineChartSpec spec{"chart-crossover", "Speed-up of the accelerator over the CPU", axis,
-                         "x (CPU step / accelerator step)", {}, true};
-      LineSeries ratio{"speed-up", {}}, low{"95% CI low", {}}, high{"95% CI high", {}}, even{"break-even (1x)", {}};
-      Rows t{{axis, "speed-up", "95% CI"}};
-      for (const auto& p : sw.at("points")) {
-        const double x = static_cast<double>(p.at("x").get<std::int64_t>());
-        even.points.emplace_back(x, 1.0);
-        if (p.at("speedup").is_null()) continue;
-        const auto& sp = p.at("speedup");
-        ratio.points.emplace_back(x, sp.at("ratio").get<double>());
-        low.points.emplace_back(x, sp.at("low").get<double>());
-        high.points.emplace_back(x, sp.at("high").get<double>());
-        t.push_back({std::to_string(p.at("x").get<std::int64_t>()), ratio_text(sp), ci_text(sp)});
-      }
-      if (ratio.points.size() < 2) return "";
-      spec.series = {ratio, low, high, even};
-      return figure("sweep-crossover",
-                    fmt::format("Crossover: {} on {} against the CPU: {}", sw.at("model").get<std::string>(),
-                                sw.at("device").get<std::string>(), sw.at("crossover").at("text").get<std::string>()),
-                    render_line_chart(spec), t);
-    }
+    sweep = sweep_from_document(document);
   } catch (const nlohmann::json::exception&) {
+    return "";
   }
+  if (!sweep) return "";
+  if (const auto* p = std::get_if<PrecisionSweep>(&*sweep)) return precision_figure(*p);
+  if (const auto* c = std::get_if<CrossoverSweep>(&*sweep)) return crossover_figure(*c);
   return "";
 }
 
@@ -198,7 +191,7 @@ std::string render_html_report(const ReportSource& src) {
         auto c = std::find_if(run.cases.begin(), run.cases.end(),
                               [&](const CaseResult& x) { return x.spec.workload == m && x.spec.device == d; });
         if (c == run.cases.end()) row.push_back("-");
-        else if (c->status != "ok") row.push_back("failed");
+        else if (!c->ok()) row.push_back("failed");
         else row.push_back(published ? fmt::format("{:g} {}", c->epoch_s_estimate, c->epoch_unit)
                                      : fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
       }
@@ -272,7 +265,7 @@ std::string render_html_report(const ReportSource& src) {
         if (c.spec.device == d) ordered.push_back(&c);
     for (const auto* cp : ordered) {
       const auto& c = *cp;
-      if (c.status != "ok" || !(c.stats.median > 0)) continue;
+      if (!c.ok() || !(c.stats.median > 0)) continue;
       const double scale = published ? 1.0 : 1e3;
       const bool several = batches[{c.spec.workload, c.spec.device}].size() > 1;
       const std::string series = c.spec.device + (several && !published ? fmt::format(" b{}", c.spec.batch_size) : "");
@@ -289,7 +282,7 @@ std::string render_html_report(const ReportSource& src) {
   {
     std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> sizes;
     for (const auto& c : run.cases)
-      if (c.status == "ok" && c.spec.batch_size > 0) sizes[{c.spec.workload, c.spec.device}].insert(c.spec.batch_size);
+      if (c.ok() && c.spec.batch_size > 0) sizes[{c.spec.workload, c.spec.device}].insert(c.spec.batch_size);
     LineChartSpec thr{"chart-sweep-throughput", "Throughput against batch size", "batch size", "samples/s", {}, true};
     LineChartSpec mem{"chart-sweep-memory", "Peak memory against batch size", "batch size", "MiB", {}, true};
     Rows tt{{"workload", "device", "batch", "samples/s"}}, tm{{"workload", "device", "batch", "peak memory"}};
@@ -300,7 +293,7 @@ std::string render_html_report(const ReportSource& src) {
         LineSeries st{m + " on " + d, {}}, sm{m + " on " + d, {}};
         for (auto b : it->second)
           for (const auto& c : run.cases) {
-            if (c.spec.workload != m || c.spec.device != d || c.spec.batch_size != b || c.status != "ok") continue;
+            if (c.spec.workload != m || c.spec.device != d || c.spec.batch_size != b || !c.ok()) continue;
             st.points.emplace_back(static_cast<double>(b), c.samples_per_s);
             tt.push_back({m, d, std::to_string(b), format_count(c.samples_per_s)});
             if (const double bytes = peak_memory_bytes(c); bytes > 0) {
@@ -356,7 +349,7 @@ std::string render_html_report(const ReportSource& src) {
     body += "<h2>Cases</h2>\n";
     Rows t{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI", "+-", "n", "samples/s", "peak memory", "notes"}};
     for (const auto& c : run.cases) {
-      if (c.status != "ok") {
+      if (!c.ok()) {
         t.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
                      "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
         continue;
