@@ -257,11 +257,8 @@ std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document)
 
 namespace {
 
-std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, const std::string& sweep_kind) {
-  std::vector<Advice> out;
-  if (sweep) advise_sweep(run, *sweep, out);
-  const bool precision_sweep = sweep_kind == "precision";
-
+// Rules 1 and 1b, on the run's speed-ups over the CPU.
+void advise_speedups(const RunResult& run, const std::string& sweep_kind, std::vector<Advice>& out) {
   // 1. Speed-ups: the accelerator barely wins (or loses): the model is overhead-bound at this batch.
   // (A crossover sweep has its own rule over all its points.)
   for (const auto& s : run.speedups) {
@@ -293,67 +290,81 @@ std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, cons
                                s.device, describe_parity(*s.parity)),
                    {fmt::format("loss_rel_diff={:.2g}%", 100 * s.parity->loss_rel_diff)}});
   }
+}
 
+// Rules 2 to 4 on one case that ran: input-bound, noisy, memory headroom.
+void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>& out) {
+  // 2. Input-bound: the data pipeline holds the training back.
+  if (c.input_bound) {
+    out.push_back({"input-bound", subject_of(c),
+                   fmt::format("data wait is {} of each step ({} of {}): the loader is the bottleneck; use more loader "
+                               "workers (--workers), or prepare batches ahead of time",
+                               pct(c.data_wait_fraction), format_seconds_short(c.data_wait_fraction * c.stats.median),
+                               format_seconds_short(c.stats.median)),
+                   {"data_wait_fraction=" + pct(c.data_wait_fraction)}});
+  }
+  // 3. Noisy: the numbers are less certain than asked for.
+  if (c.noisy) {
+    const bool wide = c.relative_ci_half_width > c.ci_target;
+    out.push_back({"noisy", subject_of(c),
+                   wide ? fmt::format("the median's 95% CI is +-{} (target +-{}) after {} samples: close other programs, or "
+                                      "give it more time (--max-time-per-case, --budget) before trusting differences under {}",
+                                      pct(c.relative_ci_half_width), pct(c.ci_target), c.stats.n, pct(c.relative_ci_half_width))
+                        : fmt::format("only {} samples fit in the time allowed (fewer than the minimum asked for): give it more "
+                                      "time (--max-time-per-case, --budget) before trusting its CI of +-{}",
+                                      c.stats.n, pct(c.relative_ci_half_width)),
+                   {"ci_half_width=" + pct(c.relative_ci_half_width), fmt::format("n={}", c.stats.n)}});
+  }
+  // 4. Memory headroom on the device.
+  if (c.memory.peak_reserved_bytes) {
+    for (const auto& d : run.context.devices) {
+      if (d.id != c.spec.device || !d.total_memory_bytes || *d.total_memory_bytes == 0) continue;
+      const double share = static_cast<double>(*c.memory.peak_reserved_bytes) / static_cast<double>(*d.total_memory_bytes);
+      if (share > 0.8) {
+        out.push_back({"memory-headroom", subject_of(c),
+                       fmt::format("peak reserved memory is {} of the device's {} ({}): a larger batch will run out of "
+                                   "memory; use bfloat16 or gradient checkpointing to go further",
+                                   format_bytes(static_cast<double>(*c.memory.peak_reserved_bytes)),
+                                   format_bytes(static_cast<double>(*d.total_memory_bytes)), pct(share)),
+                       {"peak_reserved=" + format_bytes(static_cast<double>(*c.memory.peak_reserved_bytes))}});
+      }
+    }
+  }
+}
+
+// Rule 5: a lower precision measured beside float32: quote the gain and the loss it reached.
+void advise_precision_case(const RunResult& run, const CaseResult& c, std::vector<Advice>& out) {
+  if (c.spec.dtype != "float32") {
+    const auto* base = find_case(run, c.spec.workload, c.spec.device, "float32", c.spec.batch_size);
+    if (base && !base->samples.empty() && !c.samples.empty()) {
+      const auto r = ratio_of_medians(base->samples, c.samples);
+      const std::string figure = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.ratio, r.low, r.high);
+      const double loss_gap = base->loss_after != 0 ? (c.loss_after - base->loss_after) / std::abs(base->loss_after) : 0;
+      if (r.low > 1.05) {
+        out.push_back({"precision-faster", subject_of(c),
+                       fmt::format("{} is {} faster than float32 (loss after the measured steps {:.4f} vs {:.4f}); "
+                                   "check the loss over a longer run before switching",
+                                   c.spec.dtype, figure, c.loss_after, base->loss_after),
+                       {"speedup=" + figure, fmt::format("loss_gap={:.1f}%", 100 * loss_gap)}});
+      } else if (r.high < 0.95) {
+        out.push_back({"precision-slower", subject_of(c),
+                       fmt::format("{} is slower than float32 here ({} the speed): this device has no fast {} path; "
+                                   "stay in float32",
+                                   c.spec.dtype, figure, c.spec.dtype),
+                       {"speedup=" + figure}});
+      }
+    }
+  }
+}
+
+std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, const std::string& sweep_kind) {
+  std::vector<Advice> out;
+  if (sweep) advise_sweep(run, *sweep, out);
+  advise_speedups(run, sweep_kind, out);
   for (const auto& c : run.cases) {
     if (!c.ok()) continue;
-    // 2. Input-bound: the data pipeline holds the training back.
-    if (c.input_bound) {
-      out.push_back({"input-bound", subject_of(c),
-                     fmt::format("data wait is {} of each step ({} of {}): the loader is the bottleneck; use more loader "
-                                 "workers (--workers), or prepare batches ahead of time",
-                                 pct(c.data_wait_fraction), format_seconds_short(c.data_wait_fraction * c.stats.median),
-                                 format_seconds_short(c.stats.median)),
-                     {"data_wait_fraction=" + pct(c.data_wait_fraction)}});
-    }
-    // 3. Noisy: the numbers are less certain than asked for.
-    if (c.noisy) {
-      const bool wide = c.relative_ci_half_width > c.ci_target;
-      out.push_back({"noisy", subject_of(c),
-                     wide ? fmt::format("the median's 95% CI is +-{} (target +-{}) after {} samples: close other programs, or "
-                                        "give it more time (--max-time-per-case, --budget) before trusting differences under {}",
-                                        pct(c.relative_ci_half_width), pct(c.ci_target), c.stats.n, pct(c.relative_ci_half_width))
-                          : fmt::format("only {} samples fit in the time allowed (fewer than the minimum asked for): give it more "
-                                        "time (--max-time-per-case, --budget) before trusting its CI of +-{}",
-                                        c.stats.n, pct(c.relative_ci_half_width)),
-                     {"ci_half_width=" + pct(c.relative_ci_half_width), fmt::format("n={}", c.stats.n)}});
-    }
-    // 4. Memory headroom on the device.
-    if (c.memory.peak_reserved_bytes) {
-      for (const auto& d : run.context.devices) {
-        if (d.id != c.spec.device || !d.total_memory_bytes || *d.total_memory_bytes == 0) continue;
-        const double share = static_cast<double>(*c.memory.peak_reserved_bytes) / static_cast<double>(*d.total_memory_bytes);
-        if (share > 0.8) {
-          out.push_back({"memory-headroom", subject_of(c),
-                         fmt::format("peak reserved memory is {} of the device's {} ({}): a larger batch will run out of "
-                                     "memory; use bfloat16 or gradient checkpointing to go further",
-                                     format_bytes(static_cast<double>(*c.memory.peak_reserved_bytes)),
-                                     format_bytes(static_cast<double>(*d.total_memory_bytes)), pct(share)),
-                         {"peak_reserved=" + format_bytes(static_cast<double>(*c.memory.peak_reserved_bytes))}});
-        }
-      }
-    }
-    // 5. Lower precision measured beside float32: quote the gain and the loss it reached.
-    if (c.spec.dtype != "float32" && !precision_sweep) {  // a precision sweep has its own rules
-      const auto* base = find_case(run, c.spec.workload, c.spec.device, "float32", c.spec.batch_size);
-      if (base && !base->samples.empty() && !c.samples.empty()) {
-        const auto r = ratio_of_medians(base->samples, c.samples);
-        const std::string figure = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.ratio, r.low, r.high);
-        const double loss_gap = base->loss_after != 0 ? (c.loss_after - base->loss_after) / std::abs(base->loss_after) : 0;
-        if (r.low > 1.05) {
-          out.push_back({"precision-faster", subject_of(c),
-                         fmt::format("{} is {} faster than float32 (loss after the measured steps {:.4f} vs {:.4f}); "
-                                     "check the loss over a longer run before switching",
-                                     c.spec.dtype, figure, c.loss_after, base->loss_after),
-                         {"speedup=" + figure, fmt::format("loss_gap={:.1f}%", 100 * loss_gap)}});
-        } else if (r.high < 0.95) {
-          out.push_back({"precision-slower", subject_of(c),
-                         fmt::format("{} is slower than float32 here ({} the speed): this device has no fast {} path; "
-                                     "stay in float32",
-                                     c.spec.dtype, figure, c.spec.dtype),
-                         {"speedup=" + figure}});
-        }
-      }
-    }
+    advise_case(run, c, out);
+    if (sweep_kind != "precision") advise_precision_case(run, c, out);  // a precision sweep has its own rules
   }
   return out;
 }

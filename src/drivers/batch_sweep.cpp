@@ -6,6 +6,7 @@
 
 #include "core/durations.h"
 #include "report/printer.h"
+#include "report/reports.h"
 #include "report/sweep_tables.h"
 
 namespace accelbench {
@@ -42,7 +43,7 @@ std::string point_line(std::int64_t batch, PointOutcome outcome, const CaseResul
   switch (outcome) {
     case PointOutcome::fit:
       return fmt::format("batch {}: {} samples/s, median step {}, peak {} ({})", batch, throughput_with_ci(r),
-                         format_seconds_short(r.stats.median), peak_memory(r), format_duration(r.wall_s));
+                         format_seconds_short(r.stats.median), peak_memory_text(r), format_duration(r.wall_s));
     case PointOutcome::out_of_memory: return fmt::format("batch {}: OOM at {}: {}", batch, batch, r.error);
     case PointOutcome::failed: break;
   }

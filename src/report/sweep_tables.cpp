@@ -8,6 +8,7 @@
 
 #include "analysis/advisor.h"
 #include "core/durations.h"
+#include "report/reports.h"
 #include "report/terminal_table.h"
 
 namespace accelbench {
@@ -15,13 +16,6 @@ namespace accelbench {
 using Rows = std::vector<std::vector<std::string>>;
 
 // ---- cells ------------------------------------------------------------------------------------
-
-std::string peak_memory(const CaseResult& c) {
-  if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
-  if (c.memory.allocated_bytes) return format_bytes(static_cast<double>(*c.memory.allocated_bytes)) + " (now)";
-  if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
-  return "-";
-}
 
 std::string throughput_with_ci(const CaseResult& c) {
   if (!c.ok() || c.stats.median <= 0) return "-";
@@ -100,7 +94,7 @@ std::string render_batch_sweep(const RunResult& run, const BatchSweep& s) {
     std::string status = status_cell(c);
     if (i < s.points.size() && s.points[i].phase == "bisection") status += " (bisection)";
     t.push_back({std::to_string(c.spec.batch_size), throughput_with_ci(c), c.ok() ? format_seconds_short(c.stats.median) : "-",
-                 c.ok() ? peak_memory(c) : "-", status});
+                 c.ok() ? peak_memory_text(c) : "-", status});
   }
   return out + render_table(t, 0) + "\n" + batch_conclusion(s);
 }
@@ -149,7 +143,7 @@ std::string render_precision_sweep(const RunResult& run, const PrecisionSweep& s
       row.push_back(throughput_with_ci(c));
       row.push_back(p.speedup ? ratio_ci_text(*p.speedup) : "-");
       parity_cells(p, s.parity_floor, row);
-      row.push_back(ok ? peak_memory(c) : "-");
+      row.push_back(ok ? peak_memory_text(c) : "-");
       std::string status = status_cell(c);
       if (ok && p.parity && !p.parity->error.empty()) status = "parity: " + p.parity->error.substr(0, 50);
       else if (ok && p.parity && p.parity->loss_rel_diff > s.parity_threshold) status = "loss drifts";
