@@ -81,9 +81,7 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   b.width = o.width;
   b.checkpoint = o.checkpoint;
   if (set & kSweepDeviceOption) {
-    const auto devices = engine::resolve_devices(o.device);  // UsageError naming the devices when unknown
-    if (devices.size() != 1) throw UsageError(fmt::format("--device takes one device (got '{}')", o.device));
-    b.device = devices.front();
+    b.device = engine::describe_device(o.device).id;  // opens it: UsageError naming the devices when unknown
     engine::check_precision(b.dtype, b.device);
   }
   if (!o.json_path.empty()) check_writable(o.json_path, "--json");
