@@ -260,15 +260,17 @@ void from_json(const json& j, CrossoverSweep& v) {
   get_optional(j, "batch", v.batch);
   get_if(j, "width", v.width);
   get_if(j, "finished", v.finished);
+  // The crossover's text is what a chart needs; its kind and `at` what advice needs (absent: none).
   const auto& c = j.at("crossover");
-  const auto kind = c.at("kind").get<std::string>();
+  c.at("text").get_to(v.crossover_text);
+  std::string kind = "none";
+  get_if(c, "kind", kind);
   v.crossover = Crossover{};
   for (auto k : {CrossoverKind::accelerator_always, CrossoverKind::crosses, CrossoverKind::cpu_always, CrossoverKind::never,
                  CrossoverKind::none})
     if (kind == crossover_kind_name(k)) v.crossover.kind = k;
-  v.crossover.at = nullable<std::int64_t>(c.at("at"));
+  get_optional(c, "at", v.crossover.at);
   get_optional(c, "cpu_until", v.crossover.cpu_until);
-  get_if(c, "text", v.crossover_text);
   v.points.clear();
   for (const auto& q : j.at("points")) {
     CrossoverSweepPoint p;
