@@ -23,8 +23,7 @@ double now_s() {
 }  // namespace
 
 SweepRunner::SweepRunner(const SweepEnvironment& env)
-    : command_(env.command),
-      budget_s_(env.budget_s),
+    : budget_s_(env.budget_s),
       max_per_point_s_(env.max_per_point_s),
       measurer_(env.measurer),
       printer_(env.printer),

@@ -67,7 +67,6 @@ class SweepRunner {
   void report(const nlohmann::json& document, const std::string& report);
 
  private:
-  std::string command_;
   double budget_s_, max_per_point_s_;
   CaseMeasurer* measurer_;
   Printer* printer_;
