@@ -29,7 +29,6 @@ const CaseResult* find_case(const RunResult& run, const std::string& w, const st
 }  // namespace
 
 namespace {
-std::string ci_text(const RatioEstimate& r) { return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.ratio, r.low, r.high); }
 std::string memory_of(const CaseResult& c) {
   if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
   if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
@@ -55,7 +54,7 @@ void advise_batch_sweep(const RunResult& run, const BatchSweep& sw, std::vector<
     // Samples/s ratio = (b_knee / t_knee) / (b_small / t_small); its CI from the step-time ratio.
     const auto r = ratio_of_medians(smallest->samples, at_knee->samples);
     const double scale = static_cast<double>(knee) / static_cast<double>(smallest->spec.batch_size);
-    const auto figure = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.ratio * scale, r.low * scale, r.high * scale);
+    const auto figure = format_ratio_ci(r.ratio * scale, r.low * scale, r.high * scale);
     text += fmt::format(", {} the samples/s of batch {}", figure, smallest->spec.batch_size);
     evidence.push_back("throughput_ratio=" + figure);
   }
@@ -89,7 +88,7 @@ void advise_precision_sweep(const PrecisionSweep& sw, std::vector<Advice>& out) 
     const auto& name = p.precision;
     if (name == "float32" || !p.speedup) continue;
     const auto& sp = *p.speedup;
-    const auto figure = ci_text(sp);
+    const auto figure = format_ratio_ci(sp);
     const std::string subject = fmt::format("{} ({})", base, name);
     const bool has_parity = p.parity && p.parity->error.empty() && p.parity->steps > 0;
     if (p.parity && !has_parity) {
@@ -151,8 +150,8 @@ void advise_setting_sweep(const SettingSweep& sw, std::vector<Advice>& out) {
   std::string text = fmt::format("use {}: {} samples/s", counted(best), format_count(*at_best->samples_per_s));
   std::vector<std::string> evidence{fmt::format("{}={}", sw.kind, best), "samples_per_s=" + format_count(*at_best->samples_per_s)};
   if (threads && at_best->speedup) {
-    text += fmt::format(", {} over 1 thread", ci_text(*at_best->speedup));
-    evidence.push_back("speedup=" + ci_text(*at_best->speedup));
+    text += fmt::format(", {} over 1 thread", format_ratio_ci(*at_best->speedup));
+    evidence.push_back("speedup=" + format_ratio_ci(*at_best->speedup));
   }
   if (!threads && at_best->data_wait_fraction) {
     text += fmt::format(", data wait {:.1f}% of the step", 100 * *at_best->data_wait_fraction);
@@ -174,7 +173,7 @@ void advise_crossover(const CrossoverSweep& sw, std::vector<Advice>& out) {
   const std::string subject = fmt::format("{} on {} vs cpu", sw.model, sw.device);
   auto speedup_at = [&](std::int64_t x) -> std::string {
     for (const auto& p : sw.points)
-      if (p.x == x && p.speedup) return ci_text(*p.speedup);
+      if (p.x == x && p.speedup) return format_ratio_ci(*p.speedup);
     return "";
   };
   if (c.kind == CrossoverKind::crosses) {
@@ -197,9 +196,9 @@ void advise_crossover(const CrossoverSweep& sw, std::vector<Advice>& out) {
       last = &p;
     }
     if (!last) return;
-    const auto figure = ci_text(*last->speedup);
+    const auto figure = format_ratio_ci(*last->speedup);
     if (won) {
-      const auto won_figure = ci_text(*won->speedup);
+      const auto won_figure = format_ratio_ci(*won->speedup);
       out.push_back({"crossover", subject,
                      fmt::format("the accelerator does not stay ahead of the CPU: faster at {0} {1} ({2}) but not at {0} {3} "
                                  "({4}): measure at the {0} you will train with before choosing the device",
@@ -264,7 +263,7 @@ void advise_speedups(const RunResult& run, const std::string& sweep_kind, std::v
   for (const auto& s : run.speedups) {
     if (sweep_kind == "crossover") break;
     const std::string subject = fmt::format("{} on {}", s.workload, s.device);
-    const std::string figure = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s.ratio, s.ci_low, s.ci_high);
+    const std::string figure = format_ratio_ci(s.ratio, s.ci_low, s.ci_high);
     if (s.ci_high < 1.0) {
       out.push_back({"accelerator-slower", subject,
                      fmt::format("the CPU is faster: {} runs at {} the CPU's speed at batch {}; the model is too small for the "
@@ -338,7 +337,7 @@ void advise_precision_case(const RunResult& run, const CaseResult& c, std::vecto
     const auto* base = find_case(run, c.spec.workload, c.spec.device, "float32", c.spec.batch_size);
     if (base && !base->samples.empty() && !c.samples.empty()) {
       const auto r = ratio_of_medians(base->samples, c.samples);
-      const std::string figure = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.ratio, r.low, r.high);
+      const std::string figure = format_ratio_ci(r.ratio, r.low, r.high);
       const double loss_gap = base->loss_after != 0 ? (c.loss_after - base->loss_after) / std::abs(base->loss_after) : 0;
       if (r.low > 1.05) {
         out.push_back({"precision-faster", subject_of(c),

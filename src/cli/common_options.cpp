@@ -8,6 +8,8 @@
 #include "cli/option_checks.h"
 #include "core/durations.h"
 #include "core/errors.h"
+#include "drivers/isolated_measurer.h"
+#include "engine/engine.h"
 
 namespace accelbench {
 
@@ -49,11 +51,18 @@ void add_timing_options(CLI::App* cmd, TimingFlags& f, const std::string& unit) 
   cmd->add_option("--min-sample-time", f.min_sample_time, "Group short steps so one sample lasts at least this")
       ->capture_default_str();
   cmd->add_flag("--no-telemetry", f.no_telemetry, "Do not sample energy, power, temperature, clocks and memory");
+  cmd->add_option("--rounds", f.rounds,
+                  fmt::format("Measure each {} in N independent rounds, each in a fresh process; the interval comes from "
+                              "the rounds (more are added, up to N + 3, while they disagree)", unit));
+  cmd->add_flag("--in-process-rounds", f.in_process_rounds, "Run the rounds in this process (a fresh model each)");
 }
 
-Timing parse_timing(const TimingFlags& f, const std::string& unit) {
+Timing parse_timing(const TimingFlags& f, const std::string& unit, int default_rounds) {
   check_stopping(f.ci_target, f.min_samples);
+  if (f.rounds != -1 && (f.rounds < 1 || f.rounds > 100)) throw UsageError(fmt::format("--rounds must be in [1, 100] (got {})", f.rounds));
   Timing t;
+  t.rounds = f.rounds > 0 ? f.rounds : default_rounds;
+  t.in_process_rounds = f.in_process_rounds;
   t.max_per_case_s = parse_duration_seconds(f.max_time);
   if (t.max_per_case_s <= 0) throw UsageError(max_time_flag(unit) + " must be positive");
   t.budget_s = f.budget == "none" ? 0 : parse_duration_seconds(f.budget);
@@ -65,6 +74,11 @@ Timing parse_timing(const TimingFlags& f, const std::string& unit) {
   s.min_sample_time_s = parse_duration_seconds(f.min_sample_time);
   s.telemetry = !f.no_telemetry;
   return t;
+}
+
+std::unique_ptr<CaseMeasurer> round_measurer(const Timing& timing) {
+  if (timing.in_process_rounds) return engine::in_process_measurer();
+  return std::make_unique<IsolatedMeasurer>();
 }
 
 }  // namespace accelbench

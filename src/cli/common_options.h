@@ -3,10 +3,12 @@
 // records of core/options.h, with their checks (one-line UsageError before anything is measured).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/lists.h"
+#include "core/measurement.h"
 #include "core/options.h"
 
 namespace CLI {
@@ -30,6 +32,8 @@ struct TimingFlags {
   std::string budget;              // shared among them; "none": no budget
   std::string min_sample_time = "1ms";
   bool no_telemetry = false;
+  int rounds = -1;                 // -1: the command's default
+  bool in_process_rounds = false;  // rounds in this process (a fresh model each) instead of fresh processes
 };
 // `unit` is "case" (--max-time-per-case) or "point" (--max-time-per-point).
 void add_timing_options(CLI::App* cmd, TimingFlags& flags, const std::string& unit);
@@ -40,7 +44,13 @@ struct Timing {
   MeasureSettings settings;
   double max_per_case_s = 0;
   double budget_s = 0;             // 0: none
+  int rounds = 1;                  // the rounds given, or the command's default
+  bool in_process_rounds = false;
 };
-Timing parse_timing(const TimingFlags& flags, const std::string& unit);
+// `default_rounds` applies when --rounds was not given.
+Timing parse_timing(const TimingFlags& flags, const std::string& unit, int default_rounds = 1);
+
+// The measurer the rounds go through: fresh child processes (the default) or this process.
+std::unique_ptr<CaseMeasurer> round_measurer(const Timing& timing);
 
 }  // namespace accelbench

@@ -12,7 +12,7 @@
 #include "engine/engine.h"
 #include "engine/torch_info.h"
 #include "telemetry/telemetry_source.h"
-#include "telemetry/telemetry_summary.h"
+#include "core/telemetry_summary.h"
 
 namespace accelbench {
 

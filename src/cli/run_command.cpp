@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/run_request.h"
 #include "core/durations.h"
+#include "drivers/rounds.h"
 #include "engine/engine.h"
 #include "engine/torch_info.h"
 #include "report/printer.h"
@@ -18,7 +19,8 @@ namespace accelbench {
 
 namespace {
 
-nlohmann::json settings_json(const RunFlags& o, const CLI::App& cmd, const SuiteRequest& req) {
+nlohmann::json settings_json(const RunFlags& o, const CLI::App& cmd, const RunRequest& run_request) {
+  const auto& req = run_request.suite;
   const auto& s = req.options.settings;
   nlohmann::json settings{{"models", split_list(o.models)},
                           {"devices", engine::resolve_devices(o.devices)},
@@ -33,6 +35,8 @@ nlohmann::json settings_json(const RunFlags& o, const CLI::App& cmd, const Suite
                           {"width", o.width},
                           {"checkpoint", o.checkpoint},
                           {"parity_steps", o.parity_steps},
+                          {"rounds", run_request.timing.rounds},
+                          {"rounds_in", run_request.timing.in_process_rounds ? "this process" : "fresh child processes"},
                           {"timing", "host steady_clock around K training steps, closed by a device synchronization"}};
   for (const auto& t : split_list(o.dtypes)) settings["dtypes"].push_back(engine::canonical_precision(t));
   settings.update(nlohmann::json(s));            // ci_target, confidence, min_time_s, ... (core/options.h)
@@ -40,12 +44,14 @@ nlohmann::json settings_json(const RunFlags& o, const CLI::App& cmd, const Suite
   return settings;
 }
 
-std::string plan_line(const RunFlags& o, const SuiteRequest& req, const std::string& quick_note) {
+std::string plan_line(const RunFlags& o, const RunRequest& run_request) {
+  const auto& req = run_request.suite;
+  const auto& quick_note = run_request.quick_note;
   const auto n = req.plan.cases.size();
   return fmt::format(
-      "{} case{} ({} on {}), {}, CI target +-{:.1f}%{}", n, n == 1 ? "" : "s", fmt::join(split_list(o.models), ", "),
-      fmt::join(engine::resolve_devices(o.devices), ", "),
-      req.budget_s > 0 ? fmt::format("time budget {} shared among them (at most {} each)", format_duration(req.budget_s),
+      "{} case{} ({} on {}) in {} round{} each, {}, CI target +-{:.1f}%{}", n, n == 1 ? "" : "s", fmt::join(split_list(o.models), ", "),
+      fmt::join(engine::resolve_devices(o.devices), ", "), run_request.timing.rounds,
+      run_request.timing.rounds == 1 ? "" : "s", req.budget_s > 0 ? fmt::format("time budget {} shared among them (at most {} each)", format_duration(req.budget_s),
                                      format_duration(req.max_per_case_s))
                        : fmt::format("at most {} per case", format_duration(req.max_per_case_s)),
       100 * req.options.settings.stopping.ci_target,
@@ -54,8 +60,7 @@ std::string plan_line(const RunFlags& o, const SuiteRequest& req, const std::str
 
 int execute_run(const RunFlags& o, const CLI::App& cmd) {
   // Validate everything before measuring anything.
-  std::string quick_note;
-  const auto request = make_suite_request(o, cmd, quick_note);
+  const auto request = make_run_request(o, cmd);
   // The history is opened (created, migrated, or refused when damaged) before anything is measured.
   std::unique_ptr<HistoryStore> store;
   if (!o.no_save) store = std::make_unique<HistoryStore>(o.db_path.empty() ? HistoryStore::default_path() : o.db_path);
@@ -66,11 +71,13 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   RunResult run;
   run.context = collect_context(settings_json(o, cmd, request));
   printer.context(run.context);
-  printer.plan(plan_line(o, request, quick_note));
+  printer.plan(plan_line(o, request));
 
-  const auto measurer = engine::in_process_measurer();
+  // Each case in rounds (fresh processes by default): the interval covers the next run.
+  const auto each_round = round_measurer(request.timing);
+  RoundsMeasurer measurer(*each_round, RoundsPolicy{request.timing.rounds, request.timing.rounds + 3});
   const auto parity = engine::parity_trainer();
-  const int failures = run_suite(request, run, *measurer, *parity, printer);
+  const int failures = run_suite(request.suite, run, measurer, *parity, printer);
   if (store) {
     const auto ref = store->save_run(run);
     printer.note(fmt::format("stored as run {} (uid {}) in {}", ref.id, ref.uid, store->path()));

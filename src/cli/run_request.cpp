@@ -52,12 +52,13 @@ void check_run_flags(const RunFlags& o, const CLI::App& cmd, const PlanRequest& 
 
 }  // namespace
 
-// The suite request: the flags checked, --quick's looser target and smaller cases applied.
-SuiteRequest make_suite_request(const RunFlags& o, const CLI::App& cmd, std::string& quick_note) {
+RunRequest make_run_request(const RunFlags& o, const CLI::App& cmd) {
   const auto plan_request = checked_plan_request(o, cmd);
-  auto timing = parse_timing(o.timing, "case");
+  RunRequest run_request;
+  auto& timing = run_request.timing;
+  timing = parse_timing(o.timing, "case", o.quick ? 2 : 3);
   check_run_flags(o, cmd, plan_request);
-  SuiteRequest req;
+  auto& req = run_request.suite;
   req.cooldown_s = parse_duration_seconds(o.cooldown);
   auto& s = timing.settings;
   s.phases = o.phases;
@@ -83,7 +84,7 @@ SuiteRequest make_suite_request(const RunFlags& o, const CLI::App& cmd, std::str
   if (o.quick && has_bert) {
     // A bert-base step at batch 64, sequence 128 takes tens of seconds on a small CPU.
     if (cmd.count("--seq-len") == 0) req.options.inputs.seq_len = 64;
-    quick_note = fmt::format("; bert-base at batch {}, sequence {}", cmd.count("--batch-size") ? o.batch_size : 8,
+    run_request.quick_note = fmt::format("; bert-base at batch {}, sequence {}", cmd.count("--batch-size") ? o.batch_size : 8,
                              req.options.inputs.seq_len);
   }
   req.plan = make_plan(plan_request);
@@ -96,7 +97,7 @@ SuiteRequest make_suite_request(const RunFlags& o, const CLI::App& cmd, std::str
   req.max_per_case_s = timing.max_per_case_s;
   req.parity_steps = (o.quick && cmd.count("--parity-steps") == 0) ? 2 : o.parity_steps;
   req.cpu_threads = o.threads;
-  return req;
+  return run_request;
 }
 
 }  // namespace accelbench

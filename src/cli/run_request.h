@@ -37,8 +37,13 @@ struct RunFlags {
   bool no_save = false;
 };
 
-// The flags checked (every input, before anything runs) into the suite driver's request; --quick's
-// looser target and smaller cases applied. `quick_note` says what --quick changed.
-SuiteRequest make_suite_request(const RunFlags& flags, const CLI::App& cmd, std::string& quick_note);
+// The flags checked (every input, before anything runs): the suite driver's request, the rounds,
+// and what --quick changed (its looser target and smaller cases applied).
+struct RunRequest {
+  SuiteRequest suite;
+  Timing timing;           // rounds: 3 by default, 2 with --quick
+  std::string quick_note;
+};
+RunRequest make_run_request(const RunFlags& flags, const CLI::App& cmd);
 
 }  // namespace accelbench

@@ -150,3 +150,21 @@ SettledLevel settled_level(std::span<const double> samples, std::size_t min_leve
 }
 
 }  // namespace accelbench
+
+namespace accelbench {
+
+DriftDecision decide_on_drift(std::span<const double> samples, bool time_left, int restarts_done, int max_restarts) {
+  DriftDecision d;
+  d.test = detect_drift(samples);
+  if (!d.test.drift) return d;
+  const bool can_restart = time_left && restarts_done < max_restarts && d.test.change_index > 0;
+  if (can_restart) {
+    d.drop_and_continue = true;
+    d.drop = d.test.change_index;
+  } else {
+    d.drifting = true;
+  }
+  return d;
+}
+
+}  // namespace accelbench

@@ -56,3 +56,20 @@ SettledLevel settled_level(std::span<const double> samples, std::size_t min_leve
                            const DriftOptions& options = {});
 
 }  // namespace accelbench
+
+namespace accelbench {
+
+// What a round does about a level change once its stopping rule is met: drop the samples before
+// the change and go on sampling (the warm-up was not over: they are counted as warm-up), while time
+// and restarts are left; else keep them and flag the round `drifting`.
+struct DriftDecision {
+  bool drop_and_continue = false;
+  std::size_t drop = 0;       // samples to drop from the front
+  bool drifting = false;      // a change found with no time or restart left to act on it
+  DriftResult test;
+};
+inline constexpr int kMaxDriftRestarts = 2;
+DriftDecision decide_on_drift(std::span<const double> samples, bool time_left, int restarts_done,
+                              int max_restarts = kMaxDriftRestarts);
+
+}  // namespace accelbench

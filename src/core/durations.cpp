@@ -72,6 +72,12 @@ std::string format_bytes(double b) {
   return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.{}f} {}", b, b < 10 ? 2 : (b < 100 ? 1 : 0), units[u]);
 }
 
+std::string format_ratio_ci(double ratio, double low, double high) {
+  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", ratio, low, high);
+}
+
+std::string format_ratio_ci(const RatioEstimate& r) { return format_ratio_ci(r.ratio, r.low, r.high); }
+
 std::string format_count(double v) {
   if (!std::isfinite(v)) return "-";
   const double a = std::abs(v);

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/rounds.h"
 #include "core/stats.h"
-#include "telemetry/telemetry_summary.h"
+#include "core/telemetry_summary.h"
 
 namespace accelbench {
 
@@ -59,6 +60,19 @@ const char* to_string(FailureKind kind);       // "none" | "out_of_memory" | "di
 // The kind an error message from an older file (without "failure") stands for.
 FailureKind failure_kind_from_message(const std::string& error);
 
+// One round of a case: a fresh process (or, with --in-process-rounds, a fresh model in this one)
+// that built, warmed up and sampled on its own. Rounds differ by more than the samples inside one
+// (launch latency, clocks, allocator and address-space layout): the case's interval comes from
+// them (core/rounds.h).
+struct RoundResult {
+  double median_s = 0;          // median step time of the round's samples
+  std::size_t samples = 0;      // samples the round kept (after any discarded by drift)
+  int warmup_steps = 0;
+  std::size_t discarded_samples = 0;  // samples before a level change, dropped as extended warm-up
+  bool drifting = false;        // the level still moved when the round's time ran out
+  double wall_s = 0;
+};
+
 struct CaseResult {
   CaseSpec spec;
   CaseStatus status = CaseStatus::ok;
@@ -83,6 +97,15 @@ struct CaseResult {
   int warmup_steps = 0;
   double warmup_s = 0;
   bool warmup_stable = true;
+  // Drift inside the measurement: samples before a level change found after warm-up are dropped
+  // and counted as warm-up; a level still moving when the time ran out flags the case.
+  std::size_t discarded_samples = 0;
+  bool drifting = false;
+  // Rounds (run --rounds N): each round's figures; `samples` is their concatenation in order and
+  // stats.ci_low/ci_high the rounds' interval (interval_method says how it was made).
+  std::vector<RoundResult> rounds;
+  bool rounds_disagree = false;  // the rounds' medians differ by more than the CI target allows
+  std::string interval_method;   // "" : the samples' own order-statistic interval
   double measure_s = 0;         // time spent sampling
   double wall_s = 0;            // build + warm-up + sampling
 
@@ -109,12 +132,26 @@ struct CaseResult {
   double data_wait_fraction = 0;  // median wait / median step
   bool input_bound = false;       // wait > 10% of the step
 
+  // Device time (CUDA, XPU: the device's own events around each sample), beside the host's wall
+  // time: the share of the step the device was busy. Below kLaunchBoundShare the host, not the
+  // accelerator, sets the speed (launch-bound).
+  std::vector<double> device_samples;  // seconds per step, by the device's clock
+  std::optional<double> device_busy_fraction;  // median device time / median host time
+  bool launch_bound = false;
+
   MemoryUsage memory;
   std::optional<PhaseSamples> phases;
   // Energy, power, temperature, clocks and memory over the measured window (absent with
   // --no-telemetry); every figure names its source or says "unavailable: <reason>".
   std::optional<TelemetrySummary> telemetry;
 };
+
+// Below this share of the step spent busy on the device, a case is launch-bound.
+inline constexpr double kLaunchBoundShare = 0.5;
+
+// Whether the loss rose over the measured training (after > before): a benchmark of training that
+// does not train measures the wrong thing, and the table says so.
+bool loss_rose(const CaseResult& c);
 
 // Numerical parity of training against a reference (float32 on the same device, or the CPU): the
 // same initial weights and batches, dropout off, K optimizer steps on each (engine/parity.h).
@@ -131,7 +168,8 @@ struct Parity {
 };
 
 // Speed-up of a device over the baseline (the CPU) for one workload: ratio of medians
-// (baseline / device; > 1 means the device is faster) with its 95% CI.
+// (baseline / device; > 1 means the device is faster) with its 95% CI: from the rounds of both
+// (core/rounds.h) when both have two or more, else a bootstrap of the samples.
 struct Speedup {
   std::string workload;
   std::string device;
@@ -174,6 +212,9 @@ struct RunResult {
   double wall_s = 0;
 };
 
+// The case's samples split by round (rounds[i].samples each, in order); one round when it has none.
+Rounds samples_by_round(const CaseResult& c);
+
 // Speed-ups of every accelerator case over the CPU case of the same workload, dtype and batch.
 std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases);
 
@@ -183,6 +224,8 @@ void to_json(nlohmann::json& j, const CaseSpec& v);
 void from_json(const nlohmann::json& j, CaseSpec& v);
 void to_json(nlohmann::json& j, const Summary& v);
 void from_json(const nlohmann::json& j, Summary& v);
+void to_json(nlohmann::json& j, const RoundResult& v);
+void from_json(const nlohmann::json& j, RoundResult& v);
 void to_json(nlohmann::json& j, const MemoryUsage& v);
 void from_json(const nlohmann::json& j, MemoryUsage& v);
 void to_json(nlohmann::json& j, const CaseResult& v);

@@ -76,6 +76,21 @@ void from_json(const json& j, Summary& v) {
   get_if(j, "ci_confidence", v.ci_confidence); get_if(j, "outliers", v.outliers);
 }
 
+void to_json(json& j, const RoundResult& v) {
+  j = json{{"median_s", v.median_s}, {"samples", v.samples}, {"warmup_steps", v.warmup_steps},
+           {"discarded_samples", v.discarded_samples}, {"drifting", v.drifting}, {"wall_s", v.wall_s}};
+}
+void from_json(const json& j, RoundResult& v) {
+  get_if(j, "median_s", v.median_s);
+  get_if(j, "samples", v.samples);
+  get_if(j, "warmup_steps", v.warmup_steps);
+  get_if(j, "discarded_samples", v.discarded_samples);
+  get_if(j, "drifting", v.drifting);
+  get_if(j, "wall_s", v.wall_s);
+}
+
+bool loss_rose(const CaseResult& c) { return c.ok() && c.loss_after > c.loss_before; }
+
 void to_json(json& j, const MemoryUsage& v) {
   j = json::object();
   put_optional(j, "peak_allocated_bytes", v.peak_allocated_bytes);
@@ -130,7 +145,15 @@ void to_json(json& j, const CaseResult& v) {
            {"data_wait", {{"fraction_of_step", v.data_wait_fraction}, {"input_bound", v.input_bound},
                           {"samples", v.data_wait_samples}}},
            {"memory", v.memory},
-           {"samples", v.samples}};
+           {"samples", v.samples},
+           {"drift", {{"discarded_samples", v.discarded_samples}, {"drifting", v.drifting}}},
+           {"rounds", v.rounds},
+           {"rounds_disagree", v.rounds_disagree},
+           {"interval_method", v.interval_method},
+           {"loss_rose", loss_rose(v)},
+           {"device_time", {{"samples", v.device_samples},
+                            {"busy_fraction", v.device_busy_fraction ? json(*v.device_busy_fraction) : json(nullptr)},
+                            {"launch_bound", v.launch_bound}}}};
   if (v.phases) {
     j["phases"] = {{"forward", v.phases->forward}, {"backward", v.phases->backward},
                    {"optimizer", v.phases->optimizer}};
@@ -184,6 +207,18 @@ void from_json(const json& j, CaseResult& v) {
   }
   if (j.contains("memory")) v.memory = j.at("memory").get<MemoryUsage>();
   get_if(j, "samples", v.samples);
+  if (auto d = j.find("drift"); d != j.end() && d->is_object()) {
+    get_if(*d, "discarded_samples", v.discarded_samples);
+    get_if(*d, "drifting", v.drifting);
+  }
+  get_if(j, "rounds", v.rounds);
+  get_if(j, "rounds_disagree", v.rounds_disagree);
+  get_if(j, "interval_method", v.interval_method);
+  if (auto d = j.find("device_time"); d != j.end() && d->is_object()) {
+    get_if(*d, "samples", v.device_samples);
+    get_optional(*d, "busy_fraction", v.device_busy_fraction);
+    get_if(*d, "launch_bound", v.launch_bound);
+  }
   if (auto p = j.find("phases"); p != j.end() && p->is_object()) {
     PhaseSamples ps;
     get_if(*p, "forward", ps.forward); get_if(*p, "backward", ps.backward); get_if(*p, "optimizer", ps.optimizer);
@@ -285,6 +320,19 @@ void from_json(const json& j, RunResult& v) {
   v.speedups = j.value("speedups", json::array()).get<std::vector<Speedup>>();
 }
 
+Rounds samples_by_round(const CaseResult& c) {
+  Rounds out;
+  std::size_t at = 0;
+  for (const auto& r : c.rounds) {
+    const std::size_t n = std::min(r.samples, c.samples.size() - std::min(at, c.samples.size()));
+    out.samples.emplace_back(c.samples.begin() + static_cast<std::ptrdiff_t>(at),
+                             c.samples.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+  }
+  if (c.rounds.empty()) out.samples.push_back(c.samples);
+  return out;
+}
+
 std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases) {
   std::vector<Speedup> out;
   for (const auto& c : cases) {
@@ -295,6 +343,14 @@ std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases) {
              b.spec.checkpoint == c.spec.checkpoint && !b.samples.empty();
     });
     if (base == cases.end()) continue;
+    // Rounds on both sides: the rounds' interval (the next run's variation); else the samples'.
+    const bool by_rounds = base->rounds.size() >= 2 && c.rounds.size() >= 2;
+    if (by_rounds) {
+      const auto r = ratio_of_medians_hierarchical(samples_by_round(*base), samples_by_round(c));
+      out.push_back(Speedup{c.spec.workload, c.spec.device, "cpu", c.spec.batch_size, c.spec.dtype,
+                            r.ratio, r.low, r.high, model_label(c.spec), std::nullopt});
+      continue;
+    }
     const auto r = ratio_of_medians(base->samples, c.samples);
     out.push_back(Speedup{c.spec.workload, c.spec.device, "cpu", c.spec.batch_size, c.spec.dtype,
                           r.ratio, r.low, r.high, model_label(c.spec), std::nullopt});

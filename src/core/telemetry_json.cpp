@@ -1,6 +1,6 @@
 // JSON of the telemetry records. A figure is {"value": x, "source": "..."} or
 // {"value": null, "unavailable": "unavailable: <reason>"}.
-#include "telemetry/telemetry_summary.h"
+#include "core/telemetry_summary.h"
 #include "core/json_util.h"
 
 namespace accelbench {

@@ -1,7 +1,8 @@
 #pragma once
 // What telemetry says about one case: energy, power, temperature, clocks and memory during the
 // measured window (the timed training steps), each figure with its source, or "unavailable: ..."
-// with the reason. No torch here. JSON in the style of core/results_json.cpp.
+// with the reason. The records and their JSON (core/telemetry_json.cpp, compiled into the telemetry
+// library, which fills them: src/telemetry/sampler.h). No torch here.
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -102,13 +103,6 @@ struct TelemetrySummary {
   TelemetrySeries series;
   std::optional<TrainingPrediction> prediction;
 };
-
-// Prediction math (pure; used by the runner after the window closes).
-// step_mean_s and step_mean_rel_ci: mean step time and its 95% CI half-width relative to it.
-// energy_per_step: from the window, when available; energy_rel_ci: the power variation's relative
-// 95% half-width (0 when unknown).
-TrainingPrediction predict_training(int epochs, double steps_per_epoch, double step_mean_s, double step_mean_rel_ci,
-                                    const TelemetryFigure& energy_per_step_j, double energy_rel_ci);
 
 void to_json(nlohmann::json& j, const TelemetryFigure& v);
 void from_json(const nlohmann::json& j, TelemetryFigure& v);

@@ -3,6 +3,7 @@
 // memory comes from the MPS hooks (libtorch-facts section 1 and 4).
 #include <ATen/DeviceAccelerator.h>
 #include <ATen/detail/MPSHooksInterface.h>
+#include <c10/core/Event.h>
 #include <c10/util/Exception.h>
 #include <fmt/format.h>
 #include <torch/version.h>
@@ -14,6 +15,22 @@ namespace accelbench {
 namespace {
 
 constexpr bool kMpsHasDeviceAllocator = TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 13);
+
+// Events with timing on the device's current stream (c10::Event, device-generic: CUDA, XPU).
+// EventFlag::BACKEND_DEFAULT keeps timing on (PYTORCH_DEFAULT turns it off for CUDA).
+class EventTimer final : public DeviceTimer {
+ public:
+  explicit EventTimer(c10::Device device)
+      : device_(device), begin_(device.type(), c10::EventFlag::BACKEND_DEFAULT),
+        end_(device.type(), c10::EventFlag::BACKEND_DEFAULT) {}
+  void start() override { begin_.record(at::accelerator::getCurrentStream(device_.index())); }
+  void stop() override { end_.record(at::accelerator::getCurrentStream(device_.index())); }
+  double elapsed_s() override { return begin_.elapsedTime(end_) / 1000.0; }  // elapsedTime: milliseconds
+
+ private:
+  c10::Device device_;
+  c10::Event begin_, end_;
+};
 
 class AcceleratorDevice final : public Device {
  public:
@@ -63,6 +80,14 @@ class AcceleratorDevice final : public Device {
       m.source = fmt::format("unavailable: {}", first_line(e.what_without_backtrace()));
     }
     return m;
+  }
+
+  // CUDA and XPU time events; MPS's c10::Event timing is not wired through at::accelerator in the
+  // versions this project builds against (never run on a Mac): no device clock there.
+  std::unique_ptr<DeviceTimer> make_timer() override {
+    const auto type = torch_device_.type();
+    if (type != c10::kCUDA && type != c10::kXPU) return nullptr;
+    return std::make_unique<EventTimer>(torch_device_);
   }
 
   void empty_cache() override {

@@ -13,6 +13,17 @@
 
 namespace accelbench {
 
+// The device's own clock around a stretch of work: events recorded on the device's current stream
+// before and after it (CUDA, XPU; c10::Event with timing). Read elapsed_s() after the device was
+// synchronized past stop().
+class DeviceTimer {
+ public:
+  virtual ~DeviceTimer() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  virtual double elapsed_s() = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -29,6 +40,9 @@ class Device {
   virtual MemoryUsage memory_usage() = 0;
   // Releases cached memory back to the system (after a case, after an out-of-memory).
   virtual void empty_cache() {}
+  // A timer on the device's clock, or nullptr where the backend has no timing events (the CPU,
+  // MPS in these libtorch versions).
+  virtual std::unique_ptr<DeviceTimer> make_timer() { return nullptr; }
 
  protected:
   Device(DeviceDescription desc, c10::Device d) : desc_(std::move(desc)), torch_device_(d) {}

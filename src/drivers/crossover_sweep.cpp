@@ -1,5 +1,7 @@
 #include "drivers/crossover_sweep.h"
 
+#include "core/durations.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -53,8 +55,8 @@ SweepOutcome run_crossover_sweep(const CrossoverSweepRequest& r, const SweepEnvi
     if (pair[0].ok() && pair[1].ok() && !pair[0].samples.empty() && !pair[1].samples.empty())
       p.speedup = ratio_of_medians(pair[1].samples, pair[0].samples);
     if (p.speedup)
-      runner.printer().note(fmt::format("[{}] {} {}: {} is {:.2f}x [{:.2f}, {:.2f}] the CPU's speed", i + 1, r.axis, p.x,
-                                        r.base.device, p.speedup->ratio, p.speedup->low, p.speedup->high));
+      runner.printer().note(fmt::format("[{}] {} {}: {} is {} the CPU's speed", i + 1, r.axis, p.x, r.base.device,
+                                        format_ratio_ci(*p.speedup)));
     p.device_case_index = runner.run().cases.size();
     p.cpu_case_index = p.device_case_index + 1;
     s.points.push_back(p);

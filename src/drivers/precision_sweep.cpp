@@ -1,5 +1,7 @@
 #include "drivers/precision_sweep.h"
 
+#include "core/durations.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -30,8 +32,7 @@ void summarize(PrecisionSweep& s) {
 
 std::string point_line(const PrecisionSweepPoint& p, const CaseResult& result) {
   return fmt::format("{}: {} samples/s{}{}", p.precision, throughput_with_ci(result),
-                     p.speedup ? fmt::format(", {:.2f}x [{:.2f}, {:.2f}] over float32", p.speedup->ratio, p.speedup->low,
-                                             p.speedup->high)
+                     p.speedup ? ", " + format_ratio_ci(*p.speedup) + " over float32"
                                : "",
                      p.parity && p.precision != "float32" ? ", " + describe_parity(*p.parity) : "");
 }

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <optional>
 
+#include "core/case_figures.h"
+#include "core/drift.h"
 #include "core/errors.h"
 #include "device/device.h"
 #include "optim/autocast.h"
@@ -26,15 +28,6 @@ double seconds_between(Clock::time_point a, Clock::time_point b) { return std::c
 std::string first_line(const std::string& s) {
   auto line = s.substr(0, s.find('\n'));
   return line.size() > 400 ? line.substr(0, 400) + "..." : line;
-}
-
-// MLPerf's olympic scoring: drop the fastest and the slowest, average the rest (a plain mean below 3).
-double olympic_mean(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  if (v.size() >= 3) v = std::vector<double>(v.begin() + 1, v.end() - 1);
-  double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
 }
 
 void check_finite(const at::Tensor& loss, const char* where, std::size_t step) {
@@ -178,12 +171,17 @@ class CaseMeasurement {
   }
 
   // One sample: K steps closed by a synchronization, or one step timed phase by phase.
+  // The device's clock runs beside the host's where it has one (device_timer_).
   double take_sample(at::Tensor& loss) {
     if (!phases_) {
       const auto t0 = Clock::now();
+      if (device_timer_) device_timer_->start();
       for (int k = 0; k < steps_per_sample_; ++k) loss = task_->step();
+      if (device_timer_) device_timer_->stop();
       device_.synchronize();
-      return seconds_since(t0) / steps_per_sample_;
+      const double host_s = seconds_since(t0) / steps_per_sample_;
+      if (device_timer_) r_.device_samples.push_back(device_timer_->elapsed_s() / steps_per_sample_);
+      return host_s;
     }
     const auto t0 = Clock::now();
     loss = task_->forward_loss();
@@ -201,36 +199,73 @@ class CaseMeasurement {
     return seconds_between(t0, t3);
   }
 
-  // Timed samples until the median's CI meets its target or the case's time is up.
+  // Timed samples until the median's CI meets its target or the case's time is up. A level change
+  // found among them then (core/drift.h) drops the samples before it as warm-up and goes on, while
+  // time is left; else the case is flagged drifting.
   void sample() {
-    StoppingRule rule = settings_.stopping;
-    rule.max_time_s = std::max(0.0, allowance_s_ - seconds_since(start_));
-    AdaptiveStopper stopper(rule);
     if (phases_) r_.phases = PhaseSamples{};
+    if (!phases_) device_timer_ = device_.make_timer();
     task_->take_data_wait_s();  // the pipeline's waits during warm-up are not sampled
     if (telemetry_) {
       device_.synchronize();
       telemetry_->mark_window_begin();
     }
     const auto sample_start = Clock::now();
+    int restarts = 0;
+    while (true) {
+      AdaptiveStopper stopper = sample_until_stop();
+      const bool time_left = allowance_s_ - seconds_since(start_) > 0;
+      const auto drift = decide_on_drift(stopper.samples(), time_left, restarts);
+      if (drift.drop_and_continue) {
+        drop_front(drift.drop);
+        ++restarts;
+        continue;
+      }
+      r_.drifting = drift.drifting;
+      r_.noisy = !stopper.target_met();
+      break;
+    }
+    r_.measure_s = seconds_since(sample_start);
+    if (telemetry_) telemetry_->mark_window_end(static_cast<std::int64_t>(steps_sampled_));  // the last sample synchronized
+  }
+
+  // Samples (on top of those kept so far) until the stopping rule says stop, with the time left.
+  AdaptiveStopper sample_until_stop() {
+    StoppingRule rule = settings_.stopping;
+    rule.max_time_s = std::max(0.0, allowance_s_ - seconds_since(start_));
+    AdaptiveStopper stopper(rule);
+    for (double kept : r_.samples) stopper.add(kept, 0);
+    const auto resume = Clock::now();
     auto last_report = Clock::now();
     while (true) {
       at::Tensor loss;
       const double sample_s = take_sample(loss);
       steps_sampled_ += static_cast<std::size_t>(steps_per_sample_);
-      stopper.add(sample_s, seconds_since(sample_start));
+      r_.samples.push_back(sample_s);
+      stopper.add(sample_s, seconds_since(resume));
       if (inputs_.workers >= 0) r_.data_wait_samples.push_back(task_->take_data_wait_s() / steps_per_sample_);
       check_finite(loss, "measured", steps_sampled_);
       if (seconds_since(last_report) > 0.25) {
         report("measure", stopper.samples().size(), stopper.relative_half_width());
         last_report = Clock::now();
       }
-      if (stopper.should_stop() && stopper.samples().size() >= settings_.floor_samples) break;
+      if (stopper.should_stop() && stopper.samples().size() >= settings_.floor_samples) return stopper;
     }
-    r_.measure_s = seconds_since(sample_start);
-    if (telemetry_) telemetry_->mark_window_end(static_cast<std::int64_t>(steps_sampled_));  // the last sample synchronized
-    r_.samples = stopper.samples();
-    r_.noisy = !stopper.target_met();
+  }
+
+  // The first n samples (and what was recorded beside them) become warm-up.
+  void drop_front(std::size_t n) {
+    auto drop = [n](std::vector<double>& v) { v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size()))); };
+    drop(r_.samples);
+    drop(r_.device_samples);
+    drop(r_.data_wait_samples);
+    if (r_.phases) {
+      drop(r_.phases->forward);
+      drop(r_.phases->backward);
+      drop(r_.phases->optimizer);
+    }
+    r_.discarded_samples += n;
+    r_.warmup_steps += static_cast<int>(n) * steps_per_sample_;
   }
 
   // --full-epoch: real epochs end to end, after sampling (not bounded by the case's time).
@@ -258,15 +293,7 @@ class CaseMeasurement {
   // Statistics of the samples, the figures derived from them, and the telemetry of the window.
   void summarize() {
     if (r_.samples.empty()) return;
-    r_.stats = accelbench::summarize(r_.samples);
-    r_.relative_ci_half_width = r_.stats.ci_half_width_relative();
-    r_.samples_per_s = static_cast<double>(spec_.batch_size) / r_.stats.median;
-    r_.epoch_s_estimate = r_.stats.median * static_cast<double>(steps_per_epoch_);
-    r_.achieved_flops_per_s = r_.train_flops_per_sample * r_.samples_per_s;
-    if (!r_.data_wait_samples.empty()) {
-      r_.data_wait_fraction = accelbench::summarize(r_.data_wait_samples).median / r_.stats.median;
-      r_.input_bound = r_.data_wait_fraction > 0.10;
-    }
+    derive_case_figures(r_);
     if (telemetry_) r_.telemetry = telemetry_->summarize(telemetry_request());
   }
 
@@ -295,6 +322,7 @@ class CaseMeasurement {
   std::unique_ptr<TrainingTask> task_;
   std::optional<Sampler> telemetry_;
   std::optional<WarmupDetector> warmup_;
+  std::unique_ptr<DeviceTimer> device_timer_;
   bool phases_ = false;
   int steps_per_sample_ = 1;
   std::size_t steps_sampled_ = 0;

@@ -199,7 +199,7 @@ std::string render_html_report(const ReportSource& src) {
         if (d == "cpu") continue;
         const auto* s = find_speedup(run, m, d);
         row.push_back(!s ? "-" : published ? fmt::format("{:.2f}x", s->ratio)
-                                           : fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s->ratio, s->ci_low, s->ci_high));
+                                           : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
       }
       if (!published) {
         const double a = article_speedup(m);

@@ -44,7 +44,7 @@ std::string md_table(const std::vector<std::vector<std::string>>& rows, std::siz
 
 std::string speedup_text(const Speedup& s, bool published) {
   if (published) return fmt::format("{:.2f}x", s.ratio);
-  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s.ratio, s.ci_low, s.ci_high);
+  return format_ratio_ci(s.ratio, s.ci_low, s.ci_high);
 }
 }  // namespace
 

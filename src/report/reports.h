@@ -34,7 +34,7 @@ std::string peak_memory_text(const CaseResult& c);
 double peak_memory_bytes(const CaseResult& c);  // 0 when unknown
 
 // Telemetry over time, read from the document: each case's "telemetry" (or the run's). The engine's
-// format (telemetry/telemetry_summary.h) is {"series": {"t_s": [...], "channels": {"nvml:0":
+// format (core/telemetry_summary.h) is {"series": {"t_s": [...], "channels": {"nvml:0":
 // {"power_w": [...], "temperature_c": [...]}, ...}}}: one curve per channel. Also accepted:
 // {"samples": [{"t_s", "power_w", "temperature_c"}, ...]} or columns {"t_s": [...], "power_w": [...],
 // "temperature_c": [...]} ("t"/"time_s", "power"/"watts", "temp_c"/"temperature" as well).

@@ -31,7 +31,6 @@ std::string status_cell(const CaseResult& c) {
   return status;
 }
 
-std::string ratio_ci_text(const RatioEstimate& r) { return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", r.ratio, r.low, r.high); }
 
 // ---- header and ending ------------------------------------------------------------------------
 
@@ -141,7 +140,7 @@ std::string render_precision_sweep(const RunResult& run, const PrecisionSweep& s
       const bool ok = c.ok();
       row.push_back(ok ? format_seconds_short(c.stats.median) : "-");
       row.push_back(throughput_with_ci(c));
-      row.push_back(p.speedup ? ratio_ci_text(*p.speedup) : "-");
+      row.push_back(p.speedup ? format_ratio_ci(*p.speedup) : "-");
       parity_cells(p, s.parity_floor, row);
       row.push_back(ok ? peak_memory_text(c) : "-");
       std::string status = status_cell(c);
@@ -185,7 +184,7 @@ std::string render_setting_sweep(const RunResult& run, const SettingSweep& s) {
     const auto& p = s.points[i];
     const std::string median = c.ok() ? format_seconds_short(c.stats.median) : "-";
     if (threads) {
-      t.push_back({std::to_string(p.setting), throughput_with_ci(c), median, p.speedup ? ratio_ci_text(*p.speedup) : "-",
+      t.push_back({std::to_string(p.setting), throughput_with_ci(c), median, p.speedup ? format_ratio_ci(*p.speedup) : "-",
                    p.efficiency ? fmt::format("{:.0f}%", 100 * *p.efficiency) : "-", status_cell(c)});
     } else {
       const bool staged = p.setting == kStagedWorkers;
@@ -215,7 +214,7 @@ std::string render_crossover_sweep(const RunResult& run, const CrossoverSweep& s
     const auto& c = run.cases[p.cpu_case_index];
     std::string status = !d.ok() ? s.device + ": " + status_cell(d) : !c.ok() ? "cpu: " + status_cell(c) : "ok";
     if (p.speedup) status = p.speedup->low > 1 ? "accelerator faster" : p.speedup->high < 1 ? "CPU faster" : "within the noise";
-    t.push_back({std::to_string(p.x), throughput_with_ci(d), throughput_with_ci(c), p.speedup ? ratio_ci_text(*p.speedup) : "-",
+    t.push_back({std::to_string(p.x), throughput_with_ci(d), throughput_with_ci(c), p.speedup ? format_ratio_ci(*p.speedup) : "-",
                  status});
   }
   out += render_table(t, 0);

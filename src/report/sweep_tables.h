@@ -14,7 +14,6 @@ namespace accelbench {
 // Table cells and per-point lines (the peak memory: report/reports.h peak_memory_text).
 std::string throughput_with_ci(const CaseResult& c);  // "1.2k [1.1k, 1.3k]" samples/s, "~" when noisy; "-"
 std::string status_cell(const CaseResult& c);         // "ok", "OOM at 512", the error (shortened)
-std::string ratio_ci_text(const RatioEstimate& r);    // "1.23x [1.20, 1.26]"
 
 // The header lines of a sweep's report: version, torch, CPU, then `title`.
 std::string sweep_report_header(const RunResult& run, const std::string& title);

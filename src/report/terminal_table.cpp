@@ -12,6 +12,7 @@
 
 #include "analysis/advisor.h"
 #include "core/durations.h"
+#include "report/reports.h"
 
 namespace accelbench {
 
@@ -41,13 +42,6 @@ std::string render_table(const std::vector<std::vector<std::string>>& rows, std:
 }
 
 namespace {
-std::string peak_memory(const CaseResult& c) {
-  if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
-  if (c.memory.allocated_bytes) return format_bytes(static_cast<double>(*c.memory.allocated_bytes)) + " (now)";
-  if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
-  return "-";
-}
-
 std::string format_joules(double j) {
   const double a = std::abs(j);
   if (a >= 1e6) return fmt::format("{:.2f} MJ", j / 1e6);
@@ -126,6 +120,21 @@ std::string render_telemetry_section(const RunResult& run) {
 }
 }  // namespace
 
+// Each case's rounds: their medians, and whether they agree within the CI target.
+static std::string render_rounds_section(const RunResult& run) {
+  const bool any = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.rounds.size() >= 2; });
+  if (!any) return "";
+  std::string out = "\nRounds (each a fresh process; the 95% CI above comes from them, not from the samples of one):\n";
+  for (const auto& c : run.cases) {
+    if (c.rounds.size() < 2) continue;
+    std::vector<std::string> medians;
+    for (const auto& r : c.rounds) medians.push_back(format_seconds_short(r.median_s));
+    out += fmt::format("  {} on {} ({}): {}{}\n", model_label(c.spec), c.spec.device, c.spec.dtype, fmt::join(medians, ", "),
+                       c.rounds_disagree ? fmt::format(": the rounds disagree beyond +-{:.1f}%", 100 * c.ci_target) : "");
+  }
+  return out;
+}
+
 std::string render_terminal_report(const RunResult& run) {
   std::string out;
   const auto& ctx = run.context;
@@ -174,7 +183,7 @@ std::string render_terminal_report(const RunResult& run) {
       if (d == "cpu") continue;
       auto s = std::find_if(run.speedups.begin(), run.speedups.end(),
                             [&](const Speedup& x) { return x.workload == m.first && x.dtype == m.second && x.device == d; });
-      row.push_back(s == run.speedups.end() ? "-" : fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s->ratio, s->ci_low, s->ci_high));
+      row.push_back(s == run.speedups.end() ? "-" : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
     }
     t1.push_back(row);
   }
@@ -208,6 +217,12 @@ std::string render_terminal_report(const RunResult& run) {
                           ? fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target)
                           : fmt::format("noisy (only {} samples in the time allowed)", c.stats.n));
     if (!c.warmup_stable) notes.push_back("warm-up not stable");
+    if (c.rounds_disagree) notes.push_back("ROUNDS DISAGREE");
+    if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
+    if (c.drifting) notes.push_back("DRIFTING");
+    if (c.device_busy_fraction)
+      notes.push_back(fmt::format("device busy {:.0f}%{}", 100 * *c.device_busy_fraction, c.launch_bound ? ": LAUNCH-BOUND" : ""));
+    if (loss_rose(c)) notes.push_back("LOSS ROSE");
     if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
     if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
     if (!c.data_wait_samples.empty())
@@ -217,11 +232,12 @@ std::string render_terminal_report(const RunResult& run) {
       notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
     t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
                   fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width), std::to_string(c.stats.n),
-                  format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory(c),
+                  format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory_text(c),
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
                   fmt::format("{}", fmt::join(notes, "; "))});
   }
   out += render_table(t2, 3);
+  out += render_rounds_section(run);
   out += render_telemetry_section(run);
   if (run.cases.size() && run.cases.front().phases) {
     out += "\nPhases (median, each phase synchronized: the sum exceeds an unsplit step):\n";

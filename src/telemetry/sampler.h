@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "telemetry/telemetry_source.h"
-#include "telemetry/telemetry_summary.h"
+#include "core/telemetry_summary.h"
 
 namespace accelbench {
 
@@ -91,5 +91,12 @@ TelemetrySummary summarize_points(const std::vector<TelemetrySourcePtr>& sources
                                   std::optional<std::size_t> begin_index, std::optional<std::size_t> end_index,
                                   std::int64_t steps, double hz, std::size_t max_series_points,
                                   const SummaryRequest& request);
+
+// Prediction math (pure; used by the runner after the window closes).
+// step_mean_s and step_mean_rel_ci: mean step time and its 95% CI half-width relative to it.
+// energy_per_step: from the window, when available; energy_rel_ci: the power variation's relative
+// 95% half-width (0 when unknown).
+TrainingPrediction predict_training(int epochs, double steps_per_epoch, double step_mean_s, double step_mean_rel_ci,
+                                    const TelemetryFigure& energy_per_step_j, double energy_rel_ci);
 
 }  // namespace accelbench

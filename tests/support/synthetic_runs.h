@@ -95,7 +95,7 @@ inline RunResult make_run(const SyntheticOptions& o = {}) {
 }
 
 // A document with telemetry on each accelerator case, in the engine's format
-// (telemetry/telemetry_summary.h): power and temperature of one channel, once a second.
+// (core/telemetry_summary.h): power and temperature of one channel, once a second.
 inline nlohmann::json with_telemetry(const RunResult& run) {
   nlohmann::json doc = run;
   for (auto& c : doc["cases"]) {

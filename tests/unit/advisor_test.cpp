@@ -69,7 +69,7 @@ TEST(Advisor, InputBoundNoisyMemoryAndPrecision) {
 TEST(Advisor, NoMeasurementNoAdvice) {
   RunResult run;
   auto failed = make("mlp", "cuda:0", 0.001);
-  failed.status = "failed";
+  failed.status = CaseStatus::failed;
   failed.noisy = true;
   run.cases = {failed};
   EXPECT_TRUE(advise(run).empty());
@@ -137,7 +137,7 @@ CaseResult steady(std::int64_t batch, double step) {
 CaseResult out_of_memory(std::int64_t batch) {
   CaseResult c;
   c.spec = {"transformer", "cuda:0", "float32", batch, 0};
-  c.status = "failed";
+  c.status = CaseStatus::failed;
   c.error = "out of memory: CUDA out of memory. Tried to allocate 2.00 GiB.";
   return c;
 }
@@ -155,9 +155,9 @@ json batch_block(const RunResult& run) {
   json points = json::array();
   for (std::size_t i = 0; i < run.cases.size(); ++i) {
     const auto& c = run.cases[i];
-    json p{{"batch", c.spec.batch_size}, {"outcome", c.status == "ok" ? "ok" : "out of memory"},
+    json p{{"batch", c.spec.batch_size}, {"outcome", c.ok() ? "ok" : "out of memory"},
            {"phase", i < 5 ? "doubling" : "bisection"}, {"case_index", i}};
-    if (c.status == "ok") p["samples_per_s"] = c.samples_per_s;
+    if (c.ok()) p["samples_per_s"] = c.samples_per_s;
     else p["error"] = c.error;
     points.push_back(p);
   }

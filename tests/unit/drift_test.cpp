@@ -131,3 +131,23 @@ TEST(Drift, StationaryStepsSettle) {
   std::printf("  stationary 3%% noise: settled in %.3f\n", settled / 500.0);
   EXPECT_GE(settled, 450);
 }
+
+// The round's decision on a recorded-like series: the mlp on the H200 at ~600 us for the first
+// third, then ~330 us (warm-up had declared the first level stable).
+TEST(DriftDecision, DropsTheSamplesBeforeALevelChangeWhileTimeIsLeftElseFlagsTheRound) {
+  std::vector<double> series;
+  for (int i = 0; i < 30; ++i) series.push_back((i < 10 ? 600e-6 : 330e-6) * (1 + 0.01 * ((i * 7) % 5 - 2)));
+  const auto go_on = decide_on_drift(series, /*time_left=*/true, /*restarts_done=*/0);
+  EXPECT_TRUE(go_on.drop_and_continue);
+  EXPECT_FALSE(go_on.drifting);
+  EXPECT_NEAR(static_cast<double>(go_on.drop), 10, 1);
+  const auto out_of_time = decide_on_drift(series, /*time_left=*/false, 0);
+  EXPECT_FALSE(out_of_time.drop_and_continue);
+  EXPECT_TRUE(out_of_time.drifting);
+  const auto out_of_restarts = decide_on_drift(series, true, kMaxDriftRestarts);
+  EXPECT_TRUE(out_of_restarts.drifting);
+  std::vector<double> steady(series.begin() + 10, series.end());
+  const auto none = decide_on_drift(steady, true, 0);
+  EXPECT_FALSE(none.drop_and_continue);
+  EXPECT_FALSE(none.drifting);
+}

@@ -4,6 +4,7 @@
 #include "core/results.h"
 #include "report/json_report.h"
 #include "report/terminal_table.h"
+#include "telemetry/sampler.h"
 #include "test_files.h"
 
 using namespace accelbench;

@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "core/errors.h"
-#include "engine/child_process.h"
+#include "core/child_process.h"
 #include "engine/sweep_logic.h"
 #include "test_files.h"
 

@@ -18,7 +18,7 @@
 #include "telemetry/nvml_source.h"
 #include "telemetry/sampler.h"
 #include "telemetry/telemetry_source.h"
-#include "telemetry/telemetry_summary.h"
+#include "core/telemetry_summary.h"
 
 using namespace accelbench;
 namespace fs = std::filesystem;

@@ -1,0 +1,25 @@
+#pragma once
+// The figures a case derives from its samples, computed in one place for a case measured in one
+// go (engine/case_measurement) and for one merged from rounds (drivers/rounds): the summary, the
+// throughput, the epoch estimate, FLOP/s, the data pipeline's wait and the device-busy share.
+// No torch here.
+#include <cstdint>
+#include <vector>
+
+#include "core/results.h"
+
+namespace accelbench {
+
+// MLPerf's olympic scoring: drop the fastest and the slowest, average the rest (a plain mean below
+// 3 values; 0 when empty).
+double olympic_mean(std::vector<double> values);
+
+// Steps in one epoch at the case's batch size: ceil(samples per epoch / batch).
+std::int64_t steps_per_epoch(const CaseResult& c);
+
+// From r.samples (and r.data_wait_samples, r.device_samples, r.epoch_s_all): r.stats,
+// relative_ci_half_width, samples_per_s, epoch_s_estimate, achieved_flops_per_s, data_wait_fraction,
+// input_bound, device_busy_fraction and launch_bound. Leaves them as they are when there is no sample.
+void derive_case_figures(CaseResult& r);
+
+}  // namespace accelbench

@@ -1,0 +1,169 @@
+// The accelerator path for real (ctest label `gpu`): run on the H200 in every visit and recorded in
+// docs/results/. Where no CUDA device is visible each test skips, saying why. Each test runs in its
+// own process (gtest_discover_tests), so the memory limit of one does not reach the others.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "analysis/op_profile.h"
+#include "device/device.h"
+#include "device/memory_limit.h"
+#include "engine/case_measurement.h"
+#include "engine/parity.h"
+#include "engine/profiler.h"
+#include "optim/autocast.h"
+#include "telemetry/telemetry_source.h"
+#include "workloads/workload.h"
+
+using namespace accelbench;
+
+namespace {
+#define REQUIRE_CUDA()                                                                                 \
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device: this libtorch has no CUDA or none is visible"
+
+MeasureOptions short_measurement() {
+  MeasureOptions o;
+  o.settings.stopping.min_samples = 5;
+  o.settings.stopping.min_time_s = 0.1;
+  o.settings.stopping.max_time_s = 10;
+  o.settings.stopping.ci_target = 0.05;
+  o.settings.telemetry = false;
+  return o;
+}
+
+CaseResult measure_on_cuda(const std::string& workload, const std::string& dtype, std::int64_t batch) {
+  auto device = open_device("cuda");
+  return measure_case(CaseSpec{workload, device->id(), dtype, batch}, *make_workload(workload), *device, short_measurement());
+}
+}  // namespace
+
+TEST(Gpu, DeviceSynchronizesAndReportsAllocatorPeaks) {
+  REQUIRE_CUDA();
+  auto d = open_device("cuda");
+  EXPECT_EQ(d->id(), "cuda:0");
+  ASSERT_TRUE(d->description().total_memory_bytes.has_value());
+  d->reset_peak_memory();
+  {
+    auto big = torch::empty({256 << 20}, torch::TensorOptions().dtype(torch::kUInt8).device(torch::kCUDA));
+    big.fill_(1);
+    d->synchronize();
+    const auto m = d->memory_usage();
+    ASSERT_TRUE(m.peak_allocated_bytes.has_value()) << m.source;
+    EXPECT_GE(*m.peak_allocated_bytes, 256ull << 20);
+  }
+  d->reset_peak_memory();
+  const auto after = d->memory_usage();
+  ASSERT_TRUE(after.peak_allocated_bytes.has_value());
+  EXPECT_LT(*after.peak_allocated_bytes, 256ull << 20) << "the peak was not reset";
+}
+
+TEST(Gpu, DeviceTimerMeasuresTheDevicesOwnTime) {
+  REQUIRE_CUDA();
+  auto d = open_device("cuda");
+  auto timer = d->make_timer();
+  ASSERT_NE(timer, nullptr);
+  auto a = torch::randn({4096, 4096}, torch::kCUDA);
+  d->synchronize();
+  const auto t0 = std::chrono::steady_clock::now();
+  timer->start();
+  for (int i = 0; i < 20; ++i) a = torch::mm(a, a).tanh_();
+  timer->stop();
+  d->synchronize();
+  const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double device_s = timer->elapsed_s();
+  EXPECT_GT(device_s, 0);
+  EXPECT_LE(device_s, host_s * 1.02) << "the device cannot be busy longer than the host waited";
+  EXPECT_GT(device_s, 0.5 * host_s) << "20 large matmuls keep the device busy most of the time";
+}
+
+TEST(Gpu, CaseReportsDeviceTimeAndTheLaunchBoundVerdict) {
+  REQUIRE_CUDA();
+  const auto r = measure_on_cuda("mlp", "float32", 64);
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.device_samples.size(), r.samples.size());
+  ASSERT_TRUE(r.device_busy_fraction.has_value());
+  EXPECT_GT(*r.device_busy_fraction, 0);
+  EXPECT_LE(*r.device_busy_fraction, 1.05);
+  EXPECT_EQ(r.launch_bound, *r.device_busy_fraction < kLaunchBoundShare);
+}
+
+TEST(Gpu, OutOfMemoryUnderAMemoryLimitIsAFailureKindNotACrash) {
+  REQUIRE_CUDA();
+  auto d = open_device("cuda");
+  apply_memory_limit(*d, 1ull << 30);  // 1 GiB for this process
+  const auto r = measure_case(CaseSpec{"transformer", d->id(), "float32", 4096}, *make_workload("transformer"), *d,
+                              short_measurement());
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.failure, FailureKind::out_of_memory) << r.error;
+  EXPECT_EQ(r.error.rfind("out of memory", 0), 0u) << r.error;
+}
+
+TEST(Gpu, NvmlLoadsForReal) {
+  REQUIRE_CUDA();
+  bool nvml = false;
+  for (const auto& s : telemetry_sources_for("cuda:0"))
+    if (s->name() == "nvml:0") {
+      nvml = true;
+      EXPECT_TRUE(s->available()) << s->unavailable_reason();
+    }
+  EXPECT_TRUE(nvml) << "no nvml:0 source for cuda:0";
+}
+
+TEST(Gpu, EveryPrecisionTrainsOnCuda) {
+  REQUIRE_CUDA();
+  for (const char* dtype : {"float32", "tfloat32", "bfloat16", "float16"}) {
+    const auto r = measure_on_cuda("cnn", dtype, 64);
+    ASSERT_TRUE(r.ok()) << dtype << ": " << r.error;
+    EXPECT_LT(r.loss_after, r.loss_before) << dtype;
+  }
+}
+
+TEST(Gpu, CudaAutocastRunsMatmulsInTheLowPrecision) {
+  REQUIRE_CUDA();
+  auto a = torch::randn({64, 64}, torch::kCUDA);
+  {
+    AutocastGuard guard(c10::kCUDA, at::kBFloat16);
+    EXPECT_EQ(torch::mm(a, a).scalar_type(), at::kBFloat16);
+  }
+  EXPECT_EQ(torch::mm(a, a).scalar_type(), at::kFloat);
+}
+
+TEST(Gpu, Float16LossScalingCountsSkippedStepsInParity) {
+  REQUIRE_CUDA();
+  auto d = open_device("cuda");
+  const auto trace = train_for_parity(CaseSpec{"transformer", d->id(), "float16", 16}, *make_workload("transformer"), *d,
+                                      short_measurement(), 5);
+  ASSERT_TRUE(trace.error.empty()) << trace.error;
+  EXPECT_EQ(trace.losses.size(), 5u);
+  EXPECT_GE(trace.skipped_steps, 0);
+  EXPECT_LT(trace.skipped_steps, 5);
+  ASSERT_TRUE(trace.grad_norm.has_value());
+  EXPECT_TRUE(std::isfinite(*trace.grad_norm));
+}
+
+TEST(Gpu, ProfilerCreditsCudaKernelsToTheirOps) {
+  REQUIRE_CUDA();
+  ProfileOptions o;
+  o.steps = 2;
+  o.warmup_steps = 1;
+  const auto capture = profile_training(CaseSpec{"cnn", "cuda:0", "float32", 32}, o);
+  EXPECT_TRUE(capture.device_activity);
+  const auto p = analyze_profile(capture);
+  ASSERT_TRUE(p.device_busy_ns.has_value());
+  EXPECT_GT(*p.device_busy_ns, 0);
+  double credited = 0;
+  for (const auto& op : p.ops) credited += op.device_ns;
+  EXPECT_GT(credited, 0.5 * *p.device_busy_ns) << "most device time belongs to an aten op";
+}
+
+TEST(Gpu, SweepCrossoverEndToEnd) {
+  REQUIRE_CUDA();
+  const std::string cmd = std::string(ACCELBENCH_BIN) +
+                          " sweep crossover --model mlp --device cuda --from 8 --to 64 --budget 40s --max-time-per-point 5s"
+                          " --no-save --no-telemetry > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
