@@ -8,7 +8,7 @@ ARGS        ?=
 # Point at another libtorch with TORCH_PREFIX=/path/to/libtorch (skips the .venv torch).
 TORCH_PREFIX ?=
 
-.PHONY: all setup configure build run test test-all clean
+.PHONY: all setup configure build run test test-all clean fuzz test-asan
 
 all: build
 
@@ -35,6 +35,45 @@ test: build
 
 test-all: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 1800
+
+# Coverage-guided fuzzing (clang's libFuzzer, ASan + UBSan) of the torch-free readers and parsers:
+# fuzz/ is its own CMake project (no torch), built into build-fuzz/. Each target runs FUZZ_RUNS
+# executions from its seed corpus (fuzz/corpus/<target>/, left as it is; new inputs go to
+# build-fuzz/corpus/<target>/, crashes to build-fuzz/artifacts/). Needs clang and libclang-rt-dev
+# (apt-get install clang libclang-rt-14-dev). E.g. make fuzz FUZZ_RUNS=100000 FUZZ_TARGETS="idx parsers"
+FUZZ_RUNS    ?= 1000000
+FUZZ_TARGETS ?= idx cifar text results_json parsers history
+FUZZ_CXX     ?= clang++
+fuzz:
+	@cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) >/dev/null
+	@cmake --build build-fuzz
+	@mkdir -p build-fuzz/artifacts
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/corpus/$$t; \
+	  echo "fuzz_$$t: $(FUZZ_RUNS) runs (log: build-fuzz/fuzz_$$t.log)"; \
+	  if ! ./build-fuzz/fuzz_$$t -runs=$(FUZZ_RUNS) -print_final_stats=1 -timeout=20 \
+	       -artifact_prefix=build-fuzz/artifacts/$$t- build-fuzz/corpus/$$t fuzz/corpus/$$t \
+	       > build-fuzz/fuzz_$$t.log 2>&1; then \
+	    tail -40 build-fuzz/fuzz_$$t.log; echo "fuzz_$$t: FINDING (input in build-fuzz/artifacts/)"; exit 1; fi; \
+	  grep -E "^#[0-9]+.*DONE|stat::number_of_executed_units" build-fuzz/fuzz_$$t.log | tail -2; \
+	done
+
+# The unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, in build-asan/. By default only
+# the torch-free unit tests (ASAN_TESTS): building the torch targets under ASan takes very long on a
+# small machine. Add unit_torch_tests to ASAN_TESTS to include them.
+ASAN_TESTS ?= unit_core_tests unit_telemetry_tests unit_results_tests unit_profile_tests
+test-asan:
+	@if [ -z "$(TORCH_PREFIX)" ] && [ ! -x "$(PYTHON)" ]; then $(MAKE) --no-print-directory setup; fi
+	@prefix="$(TORCH_PREFIX)"; \
+	if [ -z "$$prefix" ]; then prefix=$$($(PYTHON) -c 'import torch; print(torch.utils.cmake_prefix_path)'); fi; \
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_PREFIX_PATH="$$prefix" -DACCELBENCH_PCH=OFF \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1" \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+	@cmake --build build-asan --target $(ASAN_TESTS)
+	@set -e; for t in $(ASAN_TESTS); do \
+	  echo "== $$t (ASan + UBSan)"; \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ./build-asan/tests/$$t; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -7,28 +7,42 @@
 #include <fstream>
 
 #include "core/errors.h"
+#include "core/safe_write.h"
 
 namespace accelbench {
 
 void check_writable(const std::string& path, const char* option) {
   namespace fs = std::filesystem;
-  if (path.empty()) throw UsageError(fmt::format("{} needs a file name", option));
-  const auto abs = fs::absolute(path);
-  const auto parent = abs.parent_path();
-  if (fs::is_directory(abs)) throw UsageError(fmt::format("cannot write {} {}: it is a directory", option, path));
-  if (!fs::is_directory(parent) || ::access(parent.c_str(), W_OK) != 0)
-    throw UsageError(fmt::format("cannot write {} {}: directory {} does not exist or is not writable", option, path,
-                                 parent.string()));
-  // Probe by opening it (permission bits alone miss read-only file systems such as sysfs for root).
-  const bool existed = fs::exists(abs);
+  check_output_path(path, option);  // not a directory; the folder (or the file, device) is writable
+  // Probe a regular file or a new path by opening it (permission bits alone miss read-only files
+  // such as sysfs's for root); a device or FIFO is not opened here (a FIFO would wait for a reader).
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) return;
+  const bool existed = fs::exists(st);
   {
-    std::ofstream probe(abs, std::ios::app);
+    std::ofstream probe(path, std::ios::app);
     if (!probe) throw UsageError(fmt::format("cannot write {} {}: the file cannot be opened for writing", option, path));
   }
-  if (!existed) {
-    std::error_code ec;
-    fs::remove(abs, ec);
-  }
+  if (!existed) fs::remove(path, ec);
+}
+
+void check_distinct_files(const std::string& a, const char* option_a, const std::string& b, const char* option_b) {
+  if (a.empty() || b.empty() || !same_file(a, b)) return;
+  throw UsageError(fmt::format("{} {} and {} {} name the same file: give each its own file", option_a, a, option_b, b));
+}
+
+std::size_t parse_count(const std::string& text, const char* option, std::size_t max_value) {
+  std::string t = text;
+  while (!t.empty() && t.front() == ' ') t.erase(0, 1);
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  const auto bad = [&]() {
+    return UsageError(fmt::format("{} must be a whole number from 0 to {} (got '{}')", option, max_value, printable(text)));
+  };
+  if (t.empty() || t.size() > 19 || t.find_first_not_of("0123456789") != std::string::npos) throw bad();
+  const auto v = std::stoull(t);
+  if (v > max_value) throw bad();
+  return static_cast<std::size_t>(v);
 }
 
 void check_threads(int threads) {

@@ -7,8 +7,15 @@
 
 namespace accelbench {
 
-// An output file must be creatable: its directory exists and is writable, and it is not a directory.
+// An output file must be creatable: its directory exists and is writable, and it is not a directory
+// (core/safe_write.h's check_output_path, then a probe of a regular file or new path).
 void check_writable(const std::string& path, const char* option);
+// Two paths that must not name the same file (core/safe_write.h's same_file), e.g. --json and --db:
+// "--json x.db and --db x.db name the same file". Empty paths are not checked.
+void check_distinct_files(const std::string& a, const char* option_a, const std::string& b, const char* option_b);
+// A count given as text (e.g. --limit): decimal digits only, in [0, max_value]; "-1" is refused
+// instead of wrapping around.
+std::size_t parse_count(const std::string& text, const char* option, std::size_t max_value);
 void check_threads(int threads);                            // --threads: 0 (torch's default) or more
 void check_stopping(double ci_target, std::size_t min_samples);  // --ci-target in (0, 1), --min-samples >= 1
 void check_seq_len(std::int64_t seq_len);                   // --seq-len in [2, 512]

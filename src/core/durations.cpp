@@ -10,20 +10,26 @@
 namespace accelbench {
 
 double parse_duration_seconds(std::string_view text) {
-  const std::string original(text);
+  const std::string original = printable(text);
   auto bad = [&]() {
-    return UsageError(fmt::format("invalid duration '{}': use e.g. 90s, 4m, 1h30m, 250ms or a number of seconds",
-                                  original));
+    return UsageError(fmt::format("invalid duration '{}': use e.g. 90s, 4m, 1h30m, 250ms or a number of seconds "
+                                  "(0 to {})",
+                                  original, kMaxDurationText));
   };
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   if (text.empty()) throw bad();
-  if (text.front() == '-') throw UsageError(fmt::format("invalid duration '{}': must not be negative", original));
+  if (text.front() == '-')
+    throw UsageError(fmt::format("invalid duration '{}': must not be negative (0 to {})", original, kMaxDurationText));
   double total = 0;
   bool any = false;
   while (!text.empty()) {
+    // Only plain decimal numbers: from_chars would also take "inf", "nan" and hexadecimal floats.
+    if (!std::isdigit(static_cast<unsigned char>(text.front())) && text.front() != '.') throw bad();
     double value = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc::result_out_of_range)
+      throw UsageError(fmt::format("invalid duration '{}': too large (0 to {})", original, kMaxDurationText));
     if (ec != std::errc() || ptr == text.data()) throw bad();
     text.remove_prefix(static_cast<std::size_t>(ptr - text.data()));
     std::size_t n = 0;
@@ -42,9 +48,23 @@ double parse_duration_seconds(std::string_view text) {
     else throw bad();
     if (!std::isfinite(value) || value < 0) throw bad();
     total += value * scale;
+    if (!std::isfinite(total) || total > kMaxDurationSeconds)
+      throw UsageError(fmt::format("invalid duration '{}': too large (0 to {})", original, kMaxDurationText));
     any = true;
   }
   return total;
+}
+
+double parse_budget_seconds(std::string_view text, const char* option) {
+  std::string_view t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  if (t == "none") return 0;
+  const double s = parse_duration_seconds(text);
+  if (!(s > 0))
+    throw UsageError(fmt::format("{} {}: must be positive (up to {}); use 'none' for no budget", option, printable(text),
+                                 kMaxDurationText));
+  return s;
 }
 
 std::string format_seconds_short(double s) {

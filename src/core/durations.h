@@ -9,8 +9,18 @@
 
 namespace accelbench {
 
-// Throws UsageError (one line) on anything else, or on a negative value.
+// The longest duration accepted (a time budget, a pause): 30 days.
+inline constexpr double kMaxDurationSeconds = 30.0 * 24 * 3600;
+inline constexpr const char* kMaxDurationText = "720h (30 days)";
+
+// Seconds in [0, kMaxDurationSeconds]. Throws UsageError (one line, with the accepted range) on
+// anything else: a negative value, NaN/inf, a number too large, an unknown unit, trailing junk.
 double parse_duration_seconds(std::string_view text);
+
+// A time budget (--budget): "none" gives 0, meaning no budget; otherwise a positive duration as
+// above. "0s" is refused ("must be positive; use 'none' for no budget") rather than silently
+// meaning no budget. `option` names the option in the message.
+double parse_budget_seconds(std::string_view text, const char* option = "--budget");
 
 std::string format_duration(double seconds);        // "1.23 ms", "4.2 s", "3m 05s"
 std::string format_seconds_short(double seconds);   // step times: "812 us", "12.4 ms", "3.21 s"

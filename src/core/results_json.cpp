@@ -12,13 +12,23 @@ using json_util::get_if;
 using json_util::get_optional;
 using json_util::put_optional;
 
+namespace {
+void required_string(const json& j, const char* key, std::string& v) {
+  const auto it = j.find(key);
+  if (it == j.end()) throw std::runtime_error(std::string("field '") + key + "' is missing");
+  if (!it->is_string())
+    throw std::runtime_error(std::string("field '") + key + "': a string was expected, found " + it->type_name());
+  v = it->get<std::string>();
+}
+}  // namespace
+
 void to_json(json& j, const CaseSpec& v) {
   j = json{{"workload", v.workload}, {"device", v.device}, {"dtype", v.dtype},
            {"batch_size", v.batch_size}, {"threads", v.threads}, {"width", v.width}, {"checkpoint", v.checkpoint}};
 }
 void from_json(const json& j, CaseSpec& v) {
-  j.at("workload").get_to(v.workload);
-  j.at("device").get_to(v.device);
+  required_string(j, "workload", v.workload);
+  required_string(j, "device", v.device);
   get_if(j, "dtype", v.dtype);
   get_if(j, "batch_size", v.batch_size);
   get_if(j, "threads", v.threads);
@@ -254,7 +264,7 @@ void to_json(json& j, const Speedup& v) {
   j["parity"] = v.parity ? json(*v.parity) : json(nullptr);
 }
 void from_json(const json& j, Speedup& v) {
-  j.at("workload").get_to(v.workload); j.at("device").get_to(v.device);
+  required_string(j, "workload", v.workload); required_string(j, "device", v.device);
   get_if(j, "model", v.model);
   get_if(j, "baseline_device", v.baseline_device); get_if(j, "batch_size", v.batch_size);
   get_if(j, "dtype", v.dtype); get_if(j, "ratio", v.ratio);
@@ -309,15 +319,40 @@ void to_json(json& j, const RunResult& v) {
 void from_json(const json& j, RunResult& v) {
   if (!j.is_object() || !j.contains("schema"))
     throw std::runtime_error("not an accelbench result: no \"schema\" field");
+  if (!j.at("schema").is_string())
+    throw std::runtime_error(std::string("not an accelbench result: \"schema\" is ") + j.at("schema").type_name() +
+                             ", not a string");
   const auto schema = j.at("schema").get<std::string>();
   if (schema != kRunSchema)
     throw std::runtime_error("unsupported schema '" + schema + "' (this accelbench reads '" + kRunSchema + "')");
   v.schema = schema;
   get_if(j, "command", v.command);
-  if (j.contains("context")) v.context = j.at("context").get<RunContext>();
+  if (auto c = j.find("context"); c != j.end() && !c->is_null()) {
+    if (!c->is_object()) throw std::runtime_error(std::string("\"context\" must be an object, found ") + c->type_name());
+    v.context = c->get<RunContext>();
+  }
   get_if(j, "wall_s", v.wall_s);
-  v.cases = j.value("cases", json::array()).get<std::vector<CaseResult>>();
-  v.speedups = j.value("speedups", json::array()).get<std::vector<Speedup>>();
+  // Each case and speed-up on its own, so that an error names which one.
+  auto read_array = [&](const char* key, auto& out) {
+    out.clear();
+    const auto a = j.find(key);
+    if (a == j.end() || a->is_null()) return;
+    if (!a->is_array()) throw std::runtime_error(std::string("\"") + key + "\" must be an array, found " + a->type_name());
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      const auto& e = (*a)[i];
+      try {
+        if (!e.is_object()) throw std::runtime_error(std::string("an object was expected, found ") + e.type_name());
+        out.push_back(e.get<typename std::decay_t<decltype(out)>::value_type>());
+      } catch (const json::exception& ex) {
+        throw std::runtime_error(std::string(key) + "[" + std::to_string(i) + "]: " +
+                                 json_util::detail::short_message(ex.what()));
+      } catch (const std::exception& ex) {
+        throw std::runtime_error(std::string(key) + "[" + std::to_string(i) + "]: " + ex.what());
+      }
+    }
+  };
+  read_array("cases", v.cases);
+  read_array("speedups", v.speedups);
 }
 
 Rounds samples_by_round(const CaseResult& c) {

@@ -16,8 +16,9 @@ struct CifarData {
 
 inline constexpr std::int64_t kCifarRecordBytes = 1 + 3 * 32 * 32;
 
-// Reads one binary batch file. Throws UsageError on a missing, empty or truncated file (size not a
-// multiple of 3073 bytes) or a label out of range.
+// Reads one binary batch file. Throws UsageError (one line naming the file and the record) on a
+// missing file, a directory or device, an empty or truncated file (size not a multiple of 3073
+// bytes) or a label out of range. Sizes come from the file's length: nothing beyond it is allocated.
 void read_cifar_file(const std::string& path, CifarData& into, std::int64_t max_items = -1);
 
 // The training split of DIR: data_batch_1.bin .. data_batch_5.bin (those present, at least one;

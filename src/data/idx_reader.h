@@ -14,7 +14,11 @@ struct IdxArray {
 };
 
 // Reads at most `max_items` items along the first dimension (all when negative).
-// Throws UsageError on a missing file, bad magic, unsupported type, truncation or trailing data.
+// Throws UsageError (one line naming the file and the offset or field) on a missing file, a directory
+// or device, bad magic, unsupported type, a dimension of 0 or over 2^31, dimensions whose product
+// exceeds 2^40 bytes, truncation (data shorter than the dimensions declare), trailing data, and a
+// corrupt gzip stream (told apart from a truncated header). Every size is checked against the bytes
+// present before it is used: memory grows only with the data actually read.
 IdxArray read_idx(const std::string& path, std::int64_t max_items = -1);
 
 struct ImageClassificationData {
@@ -23,8 +27,11 @@ struct ImageClassificationData {
   std::string source;
 };
 
+inline constexpr std::int64_t kFashionMnistRows = 28, kFashionMnistCols = 28;
+
 // Fashion-MNIST's training split from `dir` (train-images-idx3-ubyte[.gz], train-labels-...).
-// Checks that images and labels agree in count and that labels are in [0, 10).
+// Checks that the images are 28x28 (what the workloads assume), that images and labels agree in
+// count and that labels are in [0, 10).
 ImageClassificationData load_fashion_mnist(const std::string& dir, std::int64_t max_items = -1);
 
 // Where the Debian package dataset-fashion-mnist puts the files.

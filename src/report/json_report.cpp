@@ -9,32 +9,19 @@
 #include <fstream>
 
 #include "core/errors.h"
+#include "core/safe_write.h"
 
 namespace accelbench {
 
 void write_json_report(const RunResult& run, const std::string& path) { write_json_document(nlohmann::json(run), path); }
 
 void write_json_document(const nlohmann::json& document, const std::string& path) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-    out << document.dump(1) << "\n";
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw UsageError(fmt::format("cannot write {}: write failed", path));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("cannot write {}: {}", path, ec.message()));
-  }
+  write_file_atomically(path, document.dump(1) + "\n");
 }
 
 RunResult read_json_report(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) check_regular_input_file(path, "JSON file");  // a directory, a device
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
   nlohmann::json j;

@@ -12,6 +12,7 @@
 
 #include "core/durations.h"
 #include "core/errors.h"
+#include "core/safe_write.h"
 #include "report/reports.h"
 
 namespace accelbench {
@@ -34,28 +35,7 @@ std::string render_report(const ReportSource& src, const std::string& format) {
   return render_html_report(src);
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw UsageError(fmt::format("cannot write {}: it is a directory", path));
-  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-    out << text;
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw UsageError(fmt::format("cannot write {}: write failed", path));
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("cannot write {}: {}", path, ec.message()));
-  }
-}
+void write_text_atomically(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
 
 std::vector<std::string> report_devices(const RunResult& run) {
   std::vector<std::string> devices;

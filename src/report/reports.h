@@ -22,8 +22,10 @@ std::string render_markdown_report(const ReportSource& src);
 std::string render_csv_report(const ReportSource& src);
 std::string render_html_report(const ReportSource& src);
 
-// Writes text to path through a temporary file renamed over it: no partial file is ever left.
-// Throws UsageError (one line) when the path cannot be written.
+// Writes text to path through write_file_atomically (core/safe_write.h): a regular file is replaced
+// through a temporary renamed over it (no partial file is ever left), a symlink's target is
+// replaced, a device node or /dev/stdout written in place. Throws UsageError (one line) when the
+// path cannot be written.
 void write_text_atomically(const std::string& path, const std::string& text);
 
 // ---- what the reports share ---------------------------------------------------------------------

@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -44,6 +48,23 @@ std::string random_uid() {
 struct BusyError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// SQLite's messages may quote a table's SQL across several lines: one line, at most 200 characters.
+std::string one_line(const std::string& msg) {
+  std::string out;
+  bool space = false;
+  for (const char c : msg) {
+    const bool ws = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (ws) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return printable(out, 200);
+}
 
 bool is_busy(int code) {
   const int primary = code & 0xff;
@@ -105,7 +126,7 @@ class Stmt {
     if (rc != SQLITE_OK) raise(rc);
   }
   [[noreturn]] void raise(int rc) {
-    const std::string msg = sqlite3_errmsg(db_);
+    const std::string msg = one_line(sqlite3_errmsg(db_));
     if (is_corruption(rc))
       throw UsageError(fmt::format("history database {} is damaged ({}); it was left as it is: move it away or "
                                    "pass --db with another path",
@@ -248,12 +269,26 @@ std::string HistoryStore::default_path() {
   return (fs::path(home && *home ? home : ".") / ".local" / "share" / "accelbench" / "history.db").string();
 }
 
-HistoryStore::HistoryStore(const std::string& path) : path_(path) { open_and_migrate(kHistorySchemaVersion); }
+HistoryStore::HistoryStore(const std::string& path, HistoryAccess access) : path_(path), access_(access) {
+  open_or_close(kHistorySchemaVersion);
+}
 
 HistoryStore::HistoryStore(const std::string& path, int target_version) : path_(path) {
   if (target_version < 1 || target_version > kHistorySchemaVersion)
     throw std::invalid_argument("HistoryStore: no schema version " + std::to_string(target_version));
-  open_and_migrate(target_version);
+  open_or_close(target_version);
+}
+
+// A constructor that throws runs no destructor: the connection is closed here (found by fuzz_history:
+// every refused database leaked its SQLite connection and file descriptor).
+void HistoryStore::open_or_close(int target_version) {
+  try {
+    open_and_migrate(target_version);
+  } catch (...) {
+    if (db_) sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw;
+  }
 }
 
 HistoryStore::~HistoryStore() {
@@ -266,7 +301,7 @@ void HistoryStore::exec(const char* sql) const {
   char* err = nullptr;
   const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   if (rc != SQLITE_OK) {
-    const std::string msg = err ? err : sqlite3_errstr(rc);
+    const std::string msg = one_line(err ? err : sqlite3_errstr(rc));
     sqlite3_free(err);
     if (is_corruption(rc))
       throw UsageError(fmt::format("history database {} is damaged ({}); it was left as it is: move it away or "
@@ -277,12 +312,42 @@ void HistoryStore::exec(const char* sql) const {
   }
 }
 
+namespace {
+// Why `path` (an existing database) or its folder cannot be written; empty when both can. SQLite
+// needs the folder too, for its -wal, -shm and journal files.
+std::string why_not_writable(const std::string& path) {
+  auto reason = [](const std::string& what, int err) {
+    if (err == EROFS) return std::string("the file system is read-only");
+    return fmt::format("{} ({})", what, std::strerror(err));
+  };
+  if (::access(path.c_str(), W_OK) != 0) return reason("the file is not writable", errno);
+  auto parent = fs::path(path).parent_path();
+  if (parent.empty()) parent = ".";
+  if (::access(parent.c_str(), W_OK) != 0) return reason(fmt::format("folder {} is not writable", parent.string()), errno);
+  return "";
+}
+}  // namespace
+
+void HistoryStore::require_writable() const {
+  if (writable()) return;
+  throw UsageError(fmt::format("history database {} is read-only ({}): the results would not be stored; pass --db "
+                               "with a writable path, or --no-save",
+                               path_, read_only_reason_));
+}
+
+std::string HistoryStore::describe_run(const RunResult& run) {
+  return fmt::format("the {} of {} ({} case{})", run.command.empty() ? std::string("run") : run.command,
+                     run.context.timestamp_utc.empty() ? std::string("unknown time") : run.context.timestamp_utc,
+                     run.cases.size(), run.cases.size() == 1 ? "" : "s");
+}
+
 void HistoryStore::open_and_migrate(int target_version) {
   // Look before touching: a file that is not SQLite at all is refused without being opened for
   // writing (SQLite would not write it either, but this gives the clearer message).
   std::error_code ec;
   if (fs::exists(path_, ec)) {
     if (fs::is_directory(path_, ec)) fail("is a directory, not a database file");
+    if (!fs::is_regular_file(path_, ec)) fail("is not a regular file (a device, FIFO or socket)");
     std::ifstream in(path_, std::ios::binary);
     if (!in) fail("cannot be read");
     char header[16] = {};
@@ -292,19 +357,50 @@ void HistoryStore::open_and_migrate(int target_version) {
       throw UsageError(fmt::format("{} is not an SQLite database (an accelbench history was expected); it was left "
                                    "as it is: move it away or pass --db with another path",
                                    path_));
+    read_only_reason_ = why_not_writable(path_);
   } else {
-    const auto parent = fs::path(path_).parent_path();
+    auto parent = fs::path(path_).parent_path();
     if (!parent.empty()) {
       fs::create_directories(parent, ec);
       if (ec) fail(fmt::format("cannot create folder {}: {}", parent.string(), ec.message()));
+    } else {
+      parent = ".";
     }
+    if (::access(parent.c_str(), W_OK) != 0)
+      fail(fmt::format("cannot be created: folder {} is not writable ({})", parent.string(), std::strerror(errno)));
   }
-  const int rc = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int flags = writable() ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
+  const int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
-    const std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    const std::string msg = one_line(db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
     sqlite3_close_v2(db_);
     db_ = nullptr;
     fail(fmt::format("cannot open: {}", msg));
+  }
+  // SQLite itself falls back to reading only when the file cannot be written.
+  if (writable() && sqlite3_db_readonly(db_, "main") == 1) read_only_reason_ = "SQLite opened it read-only";
+  if (!writable()) {
+    // A WAL database needs its -shm file, which a read-only folder cannot hold: then read it as an
+    // immutable file (nobody can write it through this folder either).
+    const int probe = sqlite3_exec(db_, "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    if ((probe & 0xff) == SQLITE_CANTOPEN) {
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      std::string escaped;  // a URI: %, ? and # in the path are percent-encoded
+      for (const char ch : fs::absolute(path_).string()) {
+        if (ch == '%' || ch == '?' || ch == '#') escaped += fmt::format("%{:02X}", static_cast<unsigned char>(ch));
+        else escaped += ch;
+      }
+      char* uri = sqlite3_mprintf("file:%s?immutable=1", escaped.c_str());
+      const int rc2 = sqlite3_open_v2(uri, &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+      sqlite3_free(uri);
+      if (rc2 != SQLITE_OK) {
+        const std::string msg = one_line(db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc2));
+        sqlite3_close_v2(db_);
+        db_ = nullptr;
+        fail(fmt::format("cannot open read-only ({}): {}", read_only_reason_, msg));
+      }
+    }
   }
   sqlite3_busy_timeout(db_, 30000);
   sqlite3_extended_result_codes(db_, 1);
@@ -316,7 +412,7 @@ void HistoryStore::open_and_migrate(int target_version) {
     {
       Stmt s(db_, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'", path_);
       while (s.step()) {
-        tables.push_back(s.text(0));
+        tables.push_back(printable(s.text(0), 40));  // a table's name may hold a newline
         if (tables.back() == "schema_version") has_version = true;
       }
     }
@@ -336,6 +432,14 @@ void HistoryStore::open_and_migrate(int target_version) {
     throw UsageError(fmt::format("history database {} has schema version {}, newer than this accelbench reads ({}); "
                                  "it was left as it is: update accelbench or pass --db with another path",
                                  path_, version, kHistorySchemaVersion));
+
+  if (!writable() && access_ == HistoryAccess::kReadWrite) require_writable();  // before measuring anything
+  if (!writable()) {
+    // Read what is there; nothing is switched or migrated (the readers handle every older schema).
+    if (version == 0)
+      fail(fmt::format("is read-only ({}) and holds no history yet", read_only_reason_));
+    return;
+  }
 
   // WAL: readers never block the writer and the writer never blocks readers. Persistent in the file.
   // The switch needs the database to itself: when another process holds it, SQLite answers busy (or
@@ -388,6 +492,21 @@ int HistoryStore::schema_version() const {
 // ---- writing ------------------------------------------------------------------------------------
 
 StoredRunRef HistoryStore::save_run(const RunResult& run, const nlohmann::json* document) {
+  if (!writable())
+    throw HistoryNotStoredError(fmt::format("{} was not stored: history database {} is read-only ({})", describe_run(run),
+                                            path_, read_only_reason_));
+  try {
+    return save_run_checked(run, document);
+  } catch (const HistoryNotStoredError&) {
+    throw;
+  } catch (const UsageError&) {
+    throw;  // a damaged database: its own message says so
+  } catch (const std::exception& e) {
+    throw HistoryNotStoredError(fmt::format("{} was not stored: {}", describe_run(run), e.what()));
+  }
+}
+
+StoredRunRef HistoryStore::save_run_checked(const RunResult& run, const nlohmann::json* document) {
   const int version = with_busy_retry(path_, [this]() { return schema_version(); }, [] {});
   const json typed = run;
   // Keep what the document has beyond the typed records (fields of a newer engine, telemetry...).
@@ -495,7 +614,8 @@ std::vector<StoredRunInfo> HistoryStore::list_runs(const HistoryFilter& f) const
       " r.git_commit, r.host, r.wall_s, (SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id) FROM runs r"
       " WHERE (?1 = '' AND ?2 = '') OR EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id AND {})"
       " ORDER BY r.id DESC{}",
-      kCaseFilter, f.limit ? fmt::format(" LIMIT {}", f.limit) : "");
+      kCaseFilter,
+      f.limit && f.limit <= static_cast<std::size_t>(INT64_MAX) ? fmt::format(" LIMIT {}", f.limit) : std::string());
   Stmt s(db_, sql.c_str(), path_);
   s.bind(1, f.workload).bind(2, f.device);
   std::vector<StoredRunInfo> out;
@@ -535,7 +655,27 @@ std::optional<std::int64_t> HistoryStore::resolve(const std::string& key) const 
   return std::nullopt;
 }
 
+namespace {
+// A JSON column as stored; text that is not JSON (a damaged row) reads as `fallback`.
+json parse_column(const std::string& text, json fallback) {
+  json j = json::parse(text, nullptr, false);
+  return j.is_discarded() ? fallback : j;
+}
+}  // namespace
+
 json HistoryStore::load_run_document(std::int64_t id) const {
+  try {
+    return load_run_document_unchecked(id);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const BusyError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("history database {}: run {} is damaged: {}", path_, id, e.what()));
+  }
+}
+
+json HistoryStore::load_run_document_unchecked(std::int64_t id) const {
   const int version = schema_version();
   json doc = json::object();
   {
@@ -546,13 +686,13 @@ json HistoryStore::load_run_document(std::int64_t id) const {
     s.bind(1, id);
     if (!s.step()) throw UsageError(fmt::format("no run {} in {}", id, path_));
     if (!s.is_null(6)) {
-      json extra = json::parse(s.text(6), nullptr, false);
+      json extra = parse_column(s.text(6), nullptr);
       if (extra.is_object()) doc = extra;
     }
     doc["schema"] = s.text(3).empty() ? std::string(kRunSchema) : s.text(3);
     doc["command"] = s.text(2);
     doc["wall_s"] = s.f64(4);
-    doc["context"] = json::parse(s.text(5), nullptr, false);
+    doc["context"] = parse_column(s.text(5), json::object());
     doc["stored"] = {{"id", id}, {"uid", s.text(0)}, {"stored_utc", s.text(1)}, {"database", path_}};
   }
   json cases = json::array();
@@ -563,10 +703,10 @@ json HistoryStore::load_run_document(std::int64_t id) const {
     Stmt s(db_, sql, path_);
     s.bind(1, id);
     while (s.step()) {
-      json cj = json::parse(s.text(0), nullptr, false);
+      json cj = parse_column(s.text(0), nullptr);
       if (!cj.is_object()) continue;
-      cj["samples"] = json::parse(s.text(1), nullptr, false);
-      if (!s.is_null(2)) cj["telemetry"] = json::parse(s.text(2), nullptr, false);
+      cj["samples"] = parse_column(s.text(1), json::array());
+      if (!s.is_null(2)) cj["telemetry"] = parse_column(s.text(2), nullptr);
       cases.push_back(std::move(cj));
     }
   }
@@ -589,7 +729,14 @@ json HistoryStore::load_run_document(std::int64_t id) const {
   return doc;
 }
 
-RunResult HistoryStore::load_run(std::int64_t id) const { return load_run_document(id).get<RunResult>(); }
+RunResult HistoryStore::load_run(std::int64_t id) const {
+  const json doc = load_run_document(id);
+  try {
+    return doc.get<RunResult>();
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("history database {}: run {} is damaged: {}", path_, id, e.what()));
+  }
+}
 
 std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f) const {
   const std::string sql = fmt::format(

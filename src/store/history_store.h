@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.h"
 #include "core/results.h"
 
 struct sqlite3;
@@ -51,12 +52,28 @@ struct HistoryFilter {
   std::size_t limit = 0; // 0: no limit (most recent first when limited)
 };
 
+// A run that could not be stored (read-only database, full disk, a lock held for a minute...). The
+// message is one line naming the database, why, and what was not stored; the caller still has the
+// run (terminal table, --json file) and should say so.
+struct HistoryNotStoredError : UsageError {
+  using UsageError::UsageError;
+};
+
+// How a command uses the history: to store runs (run, the sweeps) or only to read them (history,
+// report, compare).
+enum class HistoryAccess { kReadWrite, kReadOnly };
+
 class HistoryStore {
  public:
   // Opens (creating it and its folder when absent) and migrates the database to the latest schema.
   // Throws UsageError (one line) when the file is not an SQLite database, not an accelbench history,
   // from a newer accelbench, or cannot be created; such a file is left untouched.
-  explicit HistoryStore(const std::string& path);
+  // With kReadWrite (the default: run and the sweeps open it before measuring) a database that
+  // cannot be written (read-only file, folder or file system) is refused with one line: "history
+  // database X is read-only (why): the results would not be stored; pass --db with a writable path,
+  // or --no-save". With kReadOnly it is opened for reading: writable() is false, nothing is
+  // switched or migrated, and save_run throws HistoryNotStoredError.
+  explicit HistoryStore(const std::string& path, HistoryAccess access = HistoryAccess::kReadWrite);
   // For tests of the migrations: opens and migrates only up to `target_version` (1..latest).
   HistoryStore(const std::string& path, int target_version);
   ~HistoryStore();
@@ -69,9 +86,21 @@ class HistoryStore {
   const std::string& path() const { return path_; }
   int schema_version() const;
 
+  // Whether runs can be stored; when not, read_only_reason() says why ("the file is read-only",
+  // "folder /x is not writable", "the file system is read-only").
+  bool writable() const { return read_only_reason_.empty(); }
+  const std::string& read_only_reason() const { return read_only_reason_; }
+  // Throws that one-line UsageError when the database cannot be written.
+  void require_writable() const;
+
+  // "the run of 2026-11-30T12:00:00Z ('run', 4 cases)": how messages name a run that was not stored.
+  static std::string describe_run(const RunResult& run);
+
   // Stores the run in one transaction: its context, cases with all samples, speed-ups. `document`
   // may be the run's full JSON as read from a file (it keeps fields this build does not model, e.g. a
-  // case's "telemetry"); when null the run is serialized.
+  // case's "telemetry"); when null the run is serialized. Stored whole or not at all: when it cannot
+  // be stored, throws HistoryNotStoredError naming the run and the reason (UsageError for a damaged
+  // database).
   StoredRunRef save_run(const RunResult& run, const nlohmann::json* document = nullptr);
 
   std::vector<StoredRunInfo> list_runs(const HistoryFilter& filter = {}) const;
@@ -79,6 +108,8 @@ class HistoryStore {
   // By integer id or by uid (or a unique uid prefix of 4+ characters).
   std::optional<std::int64_t> resolve(const std::string& id_or_uid) const;
   // The run as stored, as the JSON document (schema accelbench.run/1) with "stored" {id, uid}.
+  // A stored row that is damaged (text that is not JSON, mistyped fields) gives a one-line
+  // UsageError naming the run, never undefined behaviour.
   nlohmann::json load_run_document(std::int64_t id) const;
   RunResult load_run(std::int64_t id) const;
 
@@ -86,12 +117,17 @@ class HistoryStore {
   std::vector<CaseHistoryPoint> case_history(const HistoryFilter& filter = {}) const;
 
  private:
+  void open_or_close(int target_version);
   void open_and_migrate(int target_version);
+  StoredRunRef save_run_checked(const RunResult& run, const nlohmann::json* document);
+  nlohmann::json load_run_document_unchecked(std::int64_t id) const;
   StoredRunRef save_run_once(const RunResult& run, const nlohmann::json& typed, const nlohmann::json& extra,
                              const nlohmann::json* doc_cases, int version);
   void exec(const char* sql) const;
   [[noreturn]] void fail(const std::string& what) const;
   std::string path_;
+  HistoryAccess access_ = HistoryAccess::kReadWrite;
+  std::string read_only_reason_;  // empty: writable
   sqlite3* db_ = nullptr;
 };
 

@@ -49,7 +49,7 @@ ReportSource load_run_source(const std::string& spec, const std::string& db_path
   }
   if (!fs::exists(db_path, ec))
     throw UsageError(fmt::format("no run '{}': it is not a file, and there is no history database at {} yet", spec, db_path));
-  HistoryStore store(db_path);
+  HistoryStore store(db_path, HistoryAccess::kReadOnly);
   const auto id = store.resolve(spec);
   if (!id)
     throw UsageError(fmt::format("no run '{}' in {} (give a run id or uid from `accelbench history`, a JSON file, or {})",
@@ -63,7 +63,7 @@ ReportSource load_latest_run(const std::string& db_path) {
     throw UsageError(fmt::format("no stored run: there is no history database at {} (run `accelbench run` first, or "
                                  "give a JSON file)",
                                  db_path));
-  HistoryStore store(db_path);
+  HistoryStore store(db_path, HistoryAccess::kReadOnly);
   const auto id = store.latest_run_id();
   if (!id) throw UsageError(fmt::format("no stored run in {} yet (run `accelbench run` first, or give a JSON file)", db_path));
   return from_store(store, *id);
