@@ -217,14 +217,12 @@ class BertBaseWorkload final : public Workload {
     adamw.weight_decay = 0.01;
     adamw.decoupled_weight_decay = true;
     auto task = make_module_task(module, forward, o, produce, source, synthetic, adamw);
-    // Linear warm-up over the first 10% of 1,000 steps, then linear decay to 0 (cycling after that).
-    const std::int64_t warmup = o.warmup_steps;
-    task->set_after_step([warmup](Adam& opt, std::int64_t step) {
-      constexpr std::int64_t total = 1000;
-      const std::int64_t s = step % total;
-      const double factor = s < warmup ? double(s) / warmup : double(total - s) / double(total - warmup);
-      opt.set_lr(2e-5 * factor);
-    });
+    // Linear warm-up from 0 over warmup_steps (10) of 1,000 steps, then linear decay to 0 (cycling after that).
+    task->use_schedule(schedule_for(o, LrSchedule{.peak = 2e-5,
+                                                  .warmup_steps = o.warmup_steps,
+                                                  .start_at_zero = true,
+                                                  .decay = LrSchedule::Decay::linear,
+                                                  .cycle_steps = 1000}));
     return task;
   }
 };

@@ -69,8 +69,10 @@ class DcganTask final : public TrainingTask {
     weights_init(*d_);
     g_->to(device_);
     d_->to(device_);
+    // The example's Adam (lr 2e-4, beta1 0.5), constant: stable in float32 and bfloat16 (docs/workloads.md).
+    schedule_ = o.lr_schedule.value_or(LrSchedule{.peak = 2e-4});
     AdamConfig c;
-    c.lr = 2e-4;
+    c.lr = schedule_.lr_for_update(1);
     c.beta1 = 0.5;
     opt_g_ = std::make_unique<Adam>(g_->parameters(), c);
     opt_d_ = std::make_unique<Adam>(d_->parameters(), c);
@@ -132,6 +134,10 @@ class DcganTask final : public TrainingTask {
     opt_g_->step();
     opt_g_->zero_grad();
     opt_d_->zero_grad();  // the generator step left gradients in D
+    ++steps_;
+    const double lr = schedule_.lr_for_update(steps_ + 1);
+    opt_d_->set_lr(lr);
+    opt_g_->set_lr(lr);
     return (err_real + err_fake + err_g).detach();
   }
   bool supports_phases() const override { return false; }
@@ -153,7 +159,7 @@ class DcganTask final : public TrainingTask {
   std::int64_t parameter_count() const override { return sequential_params(g_) + sequential_params(d_); }
   std::string data_source() const override { return source_ + ", resized to 64x64"; }
   bool synthetic_data() const override { return synthetic_; }
-  std::string optimizer_description() const override { return "2 x " + opt_d_->description() + ", lr 2e-4, beta1 0.5"; }
+  std::string optimizer_description() const override { return "2 x " + opt_d_->description() + ", " + schedule_.description() + ", beta1 0.5"; }
   double take_data_wait_s() override {
     const double w = data_wait_s_;
     data_wait_s_ = 0;
@@ -169,6 +175,8 @@ class DcganTask final : public TrainingTask {
   Precision precision_;
   nn::Sequential g_{nullptr}, d_{nullptr};
   std::unique_ptr<Adam> opt_g_, opt_d_;
+  LrSchedule schedule_;
+  std::int64_t steps_ = 0;
   BatchProducer produce_;
   std::vector<at::Tensor> real_;
   std::unique_ptr<BatchLoader> loader_;

@@ -46,12 +46,14 @@ BatchProducer fashion_batch_producer(std::shared_ptr<const FashionImages> data, 
 }
 
 std::unique_ptr<TrainingTask> make_fashion_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
-                                                const WorkloadOptions& o) {
+                                                const WorkloadOptions& o, const LrSchedule& schedule) {
   // Staged mode needs staged_batches x batch images; the pipeline (and a full epoch) goes through all of them.
   const std::int64_t needed = o.inputs.workers >= 0 ? 60000 : o.batch_size * o.staged_batches;
   auto data = std::make_shared<const FashionImages>(load_fashion_images(o, needed));
-  return make_module_task(std::move(module), std::move(forward), o, fashion_batch_producer(data, o.batch_size),
-                          data->source, data->synthetic);
+  auto task = make_module_task(std::move(module), std::move(forward), o, fashion_batch_producer(data, o.batch_size),
+                               data->source, data->synthetic);
+  task->use_schedule(schedule_for(o, schedule));
+  return task;
 }
 
 }  // namespace accelbench

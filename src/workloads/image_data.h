@@ -15,8 +15,9 @@ FashionImages load_fashion_images(const WorkloadOptions& options, std::int64_t m
 // The index-th batch, normalised to float [B,1,28,28] with the training set's mean and std.
 BatchProducer fashion_batch_producer(std::shared_ptr<const FashionImages> data, std::int64_t batch);
 
-// A classification task on Fashion-MNIST batches (mlp, cnn).
+// A classification task on Fashion-MNIST batches (mlp, cnn), trained with Adam under `schedule`
+// (options.lr_schedule replaces it).
 std::unique_ptr<TrainingTask> make_fashion_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
-                                                const WorkloadOptions& options);
+                                                const WorkloadOptions& options, const LrSchedule& schedule);
 
 }  // namespace accelbench

@@ -40,7 +40,9 @@ class MlpWorkload final : public Workload {
         torch::nn::Linear(hidden_width(o), kClasses));
     net->to(o.device);
     auto forward = [net](const StagedBatch& b) { return net->forward(b.input); };
-    return make_fashion_task(net, forward, o);
+    // Adam at 1e-3, constant (PyTorch's default; a two-layer network is stable there in every
+    // precision: docs/workloads.md).
+    return make_fashion_task(net, forward, o, LrSchedule{.peak = 1e-3});
   }
 };
 }  // namespace

@@ -56,6 +56,12 @@ ModuleTask::ModuleTask(std::shared_ptr<torch::nn::Module> module, Forward forwar
   if (precision.dtype == at::kHalf && !params_.empty()) scaler_ = std::make_unique<GradScaler>(params_.front().device());
 }
 
+void ModuleTask::use_schedule(const LrSchedule& schedule) {
+  schedule_ = schedule.description();
+  optimizer_->set_lr(schedule.lr_for_update(1));
+  after_step_ = [schedule](Adam& opt, std::int64_t step) { opt.set_lr(schedule.lr_for_update(step + 1)); };
+}
+
 void ModuleTask::use_pipeline(std::unique_ptr<BatchLoader> loader) { loader_ = std::move(loader); }
 
 at::Tensor ModuleTask::forward_loss() {

@@ -35,6 +35,8 @@ class ModuleTask final : public TrainingTask {
   // Switches to the data pipeline: batches come from `loader` instead of the staged ones.
   void use_pipeline(std::unique_ptr<BatchLoader> loader);
   void set_after_step(AfterStep f) { after_step_ = std::move(f); }
+  // The learning rate of every update from `schedule` (set on the host before each step: no sync).
+  void use_schedule(const LrSchedule& schedule);
 
   at::Tensor forward_loss() override;
   void backward(const at::Tensor& loss) override;
@@ -46,7 +48,8 @@ class ModuleTask final : public TrainingTask {
   std::string data_source() const override { return data_.source; }
   bool synthetic_data() const override { return data_.synthetic; }
   std::string optimizer_description() const override {
-    return optimizer_->description() + (scaler_ ? " + loss scaling (GradScaler)" : "");
+    return optimizer_->description() + (schedule_.empty() ? "" : ", " + schedule_) +
+           (scaler_ ? " + loss scaling (GradScaler)" : "");
   }
   double take_data_wait_s() override;
   std::string pipeline_description() const override;
@@ -60,6 +63,7 @@ class ModuleTask final : public TrainingTask {
   std::vector<at::Tensor> params_;
   std::unique_ptr<BatchLoader> loader_;
   AfterStep after_step_;
+  std::string schedule_;  // its description
   std::size_t next_ = 0;
   std::int64_t steps_ = 0;
   bool autocast_ = false;
@@ -77,5 +81,10 @@ StagedBatch cifar_training_batch(const WorkloadOptions& options, std::int64_t in
 std::unique_ptr<ModuleTask> make_module_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
                                              const WorkloadOptions& options, const BatchProducer& produce,
                                              std::string source, bool synthetic, AdamConfig adam = {});
+
+// The schedule a workload trains with: options.lr_schedule when set, else the workload's own.
+inline LrSchedule schedule_for(const WorkloadOptions& options, const LrSchedule& own) {
+  return options.lr_schedule.value_or(own);
+}
 
 }  // namespace accelbench

@@ -210,8 +210,11 @@ class ResNet18Workload final : public Workload {
     auto data = std::make_shared<const CifarImages>(load_images(o));
     auto module = net.ptr();
     auto forward = [module](const StagedBatch& b) { return module->forward(b.input); };
-    return make_module_task(module, forward, o, cifar_producer(data, o.batch_size, o.inputs.seed), data->source,
-                            data->synthetic);
+    auto task = make_module_task(module, forward, o, cifar_producer(data, o.batch_size, o.inputs.seed), data->source,
+                                 data->synthetic);
+    // Adam at 1e-3 after a short linear warm-up (batch norm keeps it stable: docs/workloads.md).
+    task->use_schedule(schedule_for(o, LrSchedule{.peak = 1e-3, .warmup_steps = 5}));
+    return task;
   }
 };
 }  // namespace

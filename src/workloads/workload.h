@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/options.h"
+#include "optim/lr_schedule.h"
 
 namespace accelbench {
 
@@ -37,7 +38,11 @@ struct WorkloadOptions {
   WorkloadInputs inputs;            // data, variant, text, sequence length, seed, data pipeline
   int staged_batches = 8;           // distinct batches placed on the device beforehand, cycled
   int prefetch_per_worker = 2;
-  std::int64_t warmup_steps = 100;  // bert-base: linear learning-rate warm-up (of 1,000 steps)
+  // bert-base: linear learning-rate warm-up (of its 1,000-step cycle). 10, not 10% (100): a quick
+  // run takes about 12 steps, and at 100 its learning rate would never pass 2.4e-6 (docs/workloads.md).
+  std::int64_t warmup_steps = 10;
+  // Tests and experiments: replaces the workload's own learning rate and schedule (docs/workloads.md).
+  std::optional<LrSchedule> lr_schedule;
   bool dropout = true;              // false for numerical parity runs: dropout masks differ between devices
 };
 
