@@ -244,7 +244,7 @@ std::vector<Advice> advise(const RunResult& run, const nlohmann::json& document)
   std::optional<AnySweep> sweep;
   try {
     sweep = sweep_from_document(document);
-  } catch (const nlohmann::json::exception&) {
+  } catch (const std::exception&) {
     // A sweep block from another version: no sweep advice rather than a wrong one.
   }
   const std::string sweep_kind = document.contains("sweep") && document["sweep"].is_object()

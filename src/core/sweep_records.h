@@ -140,7 +140,8 @@ struct CrossoverSweep {
 using AnySweep = std::variant<BatchSweep, PrecisionSweep, SettingSweep, CrossoverSweep>;
 
 // The "sweep" block: to_json writes the keys of each kind; from_json reads them, throwing
-// nlohmann::json::exception on a block it cannot read (a missing key, a wrong type).
+// on a block it cannot read (a missing key, a wrong type): nlohmann::json::exception, or
+// std::runtime_error from core/json_util.h's checked readers; callers catch std::exception.
 void to_json(nlohmann::json& j, const BatchSweep& v);
 void from_json(const nlohmann::json& j, BatchSweep& v);
 void to_json(nlohmann::json& j, const PrecisionSweep& v);
@@ -152,7 +153,7 @@ void from_json(const nlohmann::json& j, CrossoverSweep& v);
 nlohmann::json sweep_to_json(const AnySweep& sweep);
 
 // The document's sweep, typed: nullopt when it has no "sweep" object or one of an unknown kind;
-// throws nlohmann::json::exception when the block cannot be read.
+// throws (std::exception, as above) when the block cannot be read.
 std::optional<AnySweep> sweep_from_document(const nlohmann::json& document);
 
 }  // namespace accelbench

@@ -86,7 +86,7 @@ std::string sweep_figure(const nlohmann::json& document) {
   std::optional<AnySweep> sweep;
   try {
     sweep = sweep_from_document(document);
-  } catch (const nlohmann::json::exception&) {
+  } catch (const std::exception&) {
     return "";
   }
   if (!sweep) return "";

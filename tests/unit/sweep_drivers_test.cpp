@@ -424,8 +424,11 @@ TEST(SweepRecords, StoredSweepBlocksReadAndWriteBackUnchanged) {
 }
 
 TEST(SweepRecords, MalformedBlocksThrow) {
-  EXPECT_THROW(sweep_from_document(json{{"sweep", {{"kind", "batch"}}}}), json::exception);
-  EXPECT_THROW(sweep_from_document(json{{"sweep", {{"kind", "crossover"}, {"axis", 1}}}}), json::exception);
+  EXPECT_THROW(sweep_from_document(json{{"sweep", {{"kind", "batch"}}}}), std::exception);
+  EXPECT_THROW(sweep_from_document(json{{"sweep", {{"kind", "crossover"}, {"axis", 1}}}}), std::exception);
+  EXPECT_THROW(sweep_from_document(json{{"sweep", {{"kind", "workers"}, {"model", "m"}, {"device", "cpu"}, {"best_workers", nullptr},
+                                                   {"points", {{{"workers", 1}, {"data_wait_fraction", "5%"}}}}}}}),
+               std::exception);
   EXPECT_FALSE(sweep_from_document(json{{"sweep", {{"kind", "frobnicate"}}}}));
   EXPECT_FALSE(sweep_from_document(json::object()));
 }
