@@ -65,7 +65,7 @@ Timing parse_timing(const TimingFlags& f, const std::string& unit, int default_r
   t.in_process_rounds = f.in_process_rounds;
   t.max_per_case_s = parse_duration_seconds(f.max_time);
   if (t.max_per_case_s <= 0) throw UsageError(max_time_flag(unit) + " must be positive");
-  t.budget_s = f.budget == "none" ? 0 : parse_duration_seconds(f.budget);
+  t.budget_s = parse_budget_seconds(f.budget, "--budget");  // "none": 0, no budget; "0s" is refused
   auto& s = t.settings;
   s.stopping.ci_target = f.ci_target;
   s.stopping.min_samples = f.min_samples;

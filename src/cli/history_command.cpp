@@ -5,9 +5,11 @@
 
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/durations.h"
 #include "core/errors.h"
 #include "report/article_reference.h"
@@ -22,7 +24,7 @@ namespace {
 struct HistoryOptions {
   std::string db;
   std::string model, device;
-  std::size_t limit = 20;
+  std::string limit = "20";
   double min_effect = 0.02;
   double threshold = 4.0;
 };
@@ -38,11 +40,12 @@ int execute_history(const HistoryOptions& o) {
                              kArticleRunName, kArticleRunName);
     return 0;
   }
-  HistoryStore store(db);
+  HistoryStore store(db, HistoryAccess::kReadOnly);
+  const std::size_t limit = parse_count(o.limit, "--limit", std::numeric_limits<std::size_t>::max());
   HistoryFilter filter{o.model, o.device, 0};
   auto runs = store.list_runs(filter);
   const std::size_t total = runs.size();
-  if (o.limit && runs.size() > o.limit) runs.erase(runs.begin(), runs.end() - static_cast<std::ptrdiff_t>(o.limit));
+  if (limit && runs.size() > limit) runs.erase(runs.begin(), runs.end() - static_cast<std::ptrdiff_t>(limit));
   std::cout << fmt::format("{} run{} in {}{}\n\n", total, total == 1 ? "" : "s", db,
                            total > runs.size() ? fmt::format(" (the last {} shown; --limit 0 for all)", runs.size()) : "");
   if (runs.empty()) {

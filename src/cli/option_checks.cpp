@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 
 #include "core/errors.h"
@@ -47,6 +49,17 @@ std::size_t parse_count(const std::string& text, const char* option, std::size_t
 
 void check_threads(int threads) {
   if (threads < 0) throw UsageError(fmt::format("--threads must be 0 (torch's default) or more (got {})", threads));
+  // More threads than a few per logical core only oversubscribe the CPU (and absurd counts crashed
+  // inside the thread pool's allocation).
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads > kMaxThreadsPerCore * cores)
+    throw UsageError(fmt::format("--threads must be at most {} ({} per logical core on this machine's {}; got {})",
+                                 kMaxThreadsPerCore * cores, kMaxThreadsPerCore, cores, threads));
+}
+
+void check_batch_size(std::int64_t batch, const char* option) {
+  if (batch < 1 || batch > kMaxBatchSize)
+    throw UsageError(fmt::format("{} must be in [1, {}] (got {})", option, kMaxBatchSize, batch));
 }
 
 void check_stopping(double ci_target, std::size_t min_samples) {

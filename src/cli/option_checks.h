@@ -16,7 +16,12 @@ void check_distinct_files(const std::string& a, const char* option_a, const std:
 // A count given as text (e.g. --limit): decimal digits only, in [0, max_value]; "-1" is refused
 // instead of wrapping around.
 std::size_t parse_count(const std::string& text, const char* option, std::size_t max_value);
-void check_threads(int threads);                            // --threads: 0 (torch's default) or more
+inline constexpr int kMaxThreadsPerCore = 4;
+void check_threads(int threads);                            // --threads: 0 (torch's default) up to 4 per logical core
+// A batch size in [1, kMaxBatchSize]: larger ones overflow the size arithmetic of the data and the
+// memory estimates long before any device could hold them.
+inline constexpr std::int64_t kMaxBatchSize = std::int64_t{1} << 24;
+void check_batch_size(std::int64_t batch, const char* option = "--batch-size");
 void check_stopping(double ci_target, std::size_t min_samples);  // --ci-target in (0, 1), --min-samples >= 1
 void check_seq_len(std::int64_t seq_len);                   // --seq-len in [2, 512]
 void check_data_dir(const std::string& data_dir);           // --data-dir exists, when given

@@ -36,7 +36,7 @@ struct ProfileCliOptions {
 int execute_profile(const ProfileCliOptions& o) {
   // Validate everything before building anything.
   engine::check_workload(o.model);  // UsageError naming the available models
-  if (o.batch_size < 1) throw UsageError(fmt::format("--batch-size must be at least 1 (got {})", o.batch_size));
+  check_batch_size(o.batch_size);
   if (o.steps < 1 || o.steps > 1000) throw UsageError(fmt::format("--steps must be in [1, 1000] (got {})", o.steps));
   if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
   if (o.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", o.top));
@@ -47,6 +47,7 @@ int execute_profile(const ProfileCliOptions& o) {
   if (!o.trace_path.empty()) check_writable(o.trace_path, "--trace");
   const bool json_stdout = o.json_path == "-";
   if (!o.json_path.empty() && !json_stdout) check_writable(o.json_path, "--json");
+  if (!json_stdout) check_distinct_files(o.json_path, "--json", o.trace_path, "--trace");
   engine::validate_case(spec, o.inputs);
   engine::check_precision(spec.dtype, spec.device);
 

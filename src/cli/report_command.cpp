@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/errors.h"
 #include "report/reports.h"
 #include "store/history_store.h"
@@ -27,13 +28,12 @@ int execute_report(const ReportOptions& o) {
     format = ext == ".html" || ext == ".htm" ? "html" : ext == ".csv" ? "csv" : "md";
   }
   format = normalize_report_format(format);  // before any work: a bad format is bad input
-  if (!o.output.empty()) {
-    std::error_code ec;
-    const auto parent = std::filesystem::absolute(o.output, ec).parent_path();
-    if (!std::filesystem::is_directory(parent, ec))
-      throw UsageError(fmt::format("cannot write {}: directory {} does not exist", o.output, parent.string()));
-  }
   const std::string db = o.db.empty() ? HistoryStore::default_path() : o.db;
+  if (!o.output.empty() && o.output != "-") {
+    check_writable(o.output, "--output");  // a directory, a missing folder: one line, before any work
+    check_distinct_files(o.output, "--output", db, "--db");
+    check_distinct_files(o.output, "--output", o.run, "RUN");
+  }
   const auto src = o.run.empty() ? load_latest_run(db) : load_run_source(o.run, db);
   const auto text = render_report(src, format);
   if (o.output.empty() || o.output == "-") {

@@ -78,12 +78,19 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   RoundsMeasurer measurer(*each_round, RoundsPolicy{request.timing.rounds, request.timing.rounds + 3});
   const auto parity = engine::parity_trainer();
   const int failures = run_suite(request.suite, run, measurer, *parity, printer);
+  bool stored = true;
   if (store) {
-    const auto ref = store->save_run(run);
-    printer.note(fmt::format("stored as run {} (uid {}) in {}", ref.id, ref.uid, store->path()));
+    try {
+      const auto ref = store->save_run(run);
+      printer.note(fmt::format("stored as run {} (uid {}) in {}", ref.id, ref.uid, store->path()));
+    } catch (const HistoryNotStoredError& e) {  // the table and --json still hold every case
+      stored = false;
+      printer.note(fmt::format("{}; the table below{} still hold the run", e.what(),
+                               o.json_path.empty() ? "" : " and " + o.json_path));
+    }
   }
   printer.finished(run, render_terminal_report(run));
-  return failures ? 1 : 0;
+  return failures || !stored ? 1 : 0;
 }
 
 

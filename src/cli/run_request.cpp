@@ -10,6 +10,7 @@
 #include "core/durations.h"
 #include "core/errors.h"
 #include "engine/engine.h"
+#include "store/history_store.h"
 
 namespace accelbench {
 
@@ -17,7 +18,7 @@ namespace {
 
 // The plan's lists and figures, checked; the CPU cases and every device's precisions too.
 PlanRequest checked_plan_request(const RunFlags& o, const CLI::App& cmd) {
-  if (o.batch_size < 1) throw UsageError(fmt::format("--batch-size must be at least 1 (got {})", o.batch_size));
+  check_batch_size(o.batch_size);
   check_threads(o.threads);
   PlanRequest req;
   req.models = split_list(o.models);
@@ -37,6 +38,7 @@ PlanRequest checked_plan_request(const RunFlags& o, const CLI::App& cmd) {
 
 void check_run_flags(const RunFlags& o, const CLI::App& cmd, const PlanRequest& plan) {
   if (!o.json_path.empty()) check_writable(o.json_path, "--json");
+  if (!o.no_save) check_distinct_files(o.json_path, "--json", o.db_path.empty() ? HistoryStore::default_path() : o.db_path, "--db");
   if (o.repeats < 1) throw UsageError(fmt::format("--repeats must be at least 1 (got {})", o.repeats));
   if (o.repeats > 1 && !o.full_epoch) throw UsageError("--repeats needs --full-epoch");
   check_workload_inputs(o.inputs);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/sweep_common.h"
 #include "core/errors.h"
 #include "drivers/batch_sweep.h"
@@ -27,8 +28,8 @@ struct SweepBatchOptions {
 
 int execute_sweep_batch(const SweepBatchOptions& o, const CLI::App& cmd) {
   // Validate everything before measuring anything.
-  if (o.from < 1) throw UsageError(fmt::format("--from must be at least 1 (got {})", o.from));
-  if (cmd.count("--to") && o.to < 1) throw UsageError(fmt::format("--to must be at least 1 (got {})", o.to));
+  check_batch_size(o.from, "--from");
+  if (cmd.count("--to")) check_batch_size(o.to, "--to");
   if (cmd.count("--to") && o.from > o.to) throw UsageError(fmt::format("--from {} is larger than --to {}", o.from, o.to));
   auto s = prepare_sweep(o.common, cmd, kSweepDeviceOption | kSweepDtypeOption | kSweepThreadsOption, "batch");
   BatchSweepRequest r;

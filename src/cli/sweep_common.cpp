@@ -1,5 +1,7 @@
 #include "cli/sweep_common.h"
 
+#include "drivers/rounds.h"
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -62,11 +64,11 @@ nlohmann::json settings_of(const SweepCommonOptions& o, const SweepSetup& s, con
 
 SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsigned set, const std::string& kind) {
   SweepSetup s;
-  if ((set & kSweepBatchOption) && o.batch_size < 1)
-    throw UsageError(fmt::format("--batch-size must be at least 1 (got {})", o.batch_size));
+  if (set & kSweepBatchOption) check_batch_size(o.batch_size);
   check_threads(o.threads);
   const auto timing = parse_timing(o.timing, "point");
   s.max_per_point_s = timing.max_per_case_s;
+  s.rounds = timing.rounds;
   s.budget_s = timing.budget_s;
   if (o.dtype.find(',') != std::string::npos)
     throw UsageError(fmt::format("--dtype takes one precision per sweep (got '{}')", o.dtype));
@@ -85,6 +87,7 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
     engine::check_precision(b.dtype, b.device);
   }
   if (!o.json_path.empty()) check_writable(o.json_path, "--json");
+  if (!o.no_save) check_distinct_files(o.json_path, "--json", o.db_path.empty() ? HistoryStore::default_path() : o.db_path, "--db");
   engine::validate_case(b, o.inputs);
   s.measure.inputs = o.inputs;
   s.measure.settings = timing.settings;
@@ -93,7 +96,7 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   if (!b.device.empty()) s.settings["devices"] = nlohmann::json::array({b.device});
   // The history is opened (created, migrated, or refused when damaged) before anything is measured.
   if (!o.no_save) s.store = std::make_unique<HistoryStore>(o.db_path.empty() ? HistoryStore::default_path() : o.db_path);
-  s.measurer = engine::in_process_measurer();
+  s.measurer = timing.rounds > 1 ? round_measurer(timing) : engine::in_process_measurer();
   s.printer = std::make_unique<FanOutPrinter>();
   s.printer->add(std::make_unique<TerminalPrinter>(true, false, o.json_path));
   if (!o.json_path.empty()) s.printer->add(std::make_unique<JsonFilePrinter>(o.json_path));
@@ -106,7 +109,13 @@ SweepEnvironment sweep_environment(SweepSetup& s, const std::string& command) {
   env.context = collect_context(s.settings);
   env.budget_s = s.budget_s;
   env.max_per_point_s = s.max_per_point_s;
-  env.measurer = s.measurer.get();
+  // Each point in rounds like a run's cases (fresh child processes unless --in-process-rounds).
+  if (s.rounds > 1) {
+    s.by_rounds = std::make_unique<RoundsMeasurer>(*s.measurer, RoundsPolicy{s.rounds, s.rounds + 3});
+    env.measurer = s.by_rounds.get();
+  } else {
+    env.measurer = s.measurer.get();
+  }
   env.parity = s.parity.get();
   env.printer = s.printer.get();
   env.store = s.store.get();

@@ -57,7 +57,9 @@ struct SweepSetup {
   double budget_s = 0;              // 0: none
   nlohmann::json settings;          // every common option, for the run's context
   std::unique_ptr<HistoryStore> store;
-  std::unique_ptr<CaseMeasurer> measurer;   // in this process unless the command sets another
+  std::unique_ptr<CaseMeasurer> measurer;   // each round: in this process unless the command sets another
+  int rounds = 1;                           // --rounds: each point in this many rounds (drivers/rounds.h)
+  std::unique_ptr<CaseMeasurer> by_rounds;  // the rounds over `measurer`, made by sweep_environment
   std::unique_ptr<ParityTrainer> parity;
   std::unique_ptr<FanOutPrinter> printer;   // the terminal (per-point lines) and --json
   SweepSetup();

@@ -15,11 +15,7 @@
 
 #include "core/results.h"
 #include "core/stats.h"
-#if __has_include("core/sweep_logic.h")
 #include "core/sweep_logic.h"
-#else
-#include "engine/sweep_logic.h"
-#endif
 
 namespace accelbench {
 

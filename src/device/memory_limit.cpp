@@ -8,7 +8,7 @@
 
 #include "core/errors.h"
 #include "device/device.h"
-#include "engine/sweep_logic.h"
+#include "core/sweep_logic.h"
 
 #if defined(ACCELBENCH_WITH_CUDA)
 #include <ATen/Context.h>

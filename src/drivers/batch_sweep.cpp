@@ -99,7 +99,7 @@ SweepOutcome run_batch_sweep(const BatchSweepRequest& r, const SweepEnvironment&
   runner.report(out.document, render_batch_sweep(runner.run(), s));
   const bool any_failed =
       std::any_of(s.points.begin(), s.points.end(), [](const BatchSweepPoint& p) { return p.outcome == PointOutcome::failed; });
-  out.exit_code = any_failed || !s.largest_fit ? 1 : 0;
+  out.exit_code = any_failed || !s.largest_fit || !runner.stored() ? 1 : 0;
   out.run = runner.run();
   return out;
 }

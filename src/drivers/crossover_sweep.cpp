@@ -70,7 +70,7 @@ SweepOutcome run_crossover_sweep(const CrossoverSweepRequest& r, const SweepEnvi
   out.document = runner.finish(s);
   s.finished = true;
   runner.report(out.document, render_crossover_sweep(runner.run(), s));
-  out.exit_code = failures ? 1 : 0;
+  out.exit_code = failures || !runner.stored() ? 1 : 0;
   out.run = runner.run();
   return out;
 }

@@ -100,7 +100,7 @@ SweepOutcome run_precision_sweep(const PrecisionSweepRequest& r, const SweepEnvi
   out.document = runner.finish(s);
   s.finished = true;
   runner.report(out.document, render_precision_sweep(runner.run(), s));
-  out.exit_code = failures ? 1 : 0;
+  out.exit_code = failures || !runner.stored() ? 1 : 0;
   out.run = runner.run();
   return out;
 }

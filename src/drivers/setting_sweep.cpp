@@ -108,7 +108,7 @@ SweepOutcome run_setting_sweep(const SettingSweepRequest& r, const SweepEnvironm
   out.document = runner.finish(s);
   s.finished = true;
   runner.report(out.document, render_setting_sweep(runner.run(), s));
-  out.exit_code = failures ? 1 : 0;
+  out.exit_code = failures || !runner.stored() ? 1 : 0;
   out.run = runner.run();
   return out;
 }

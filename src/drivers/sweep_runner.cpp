@@ -4,11 +4,7 @@
 
 #include <chrono>
 
-#if __has_include("core/plan.h")
 #include "core/plan.h"
-#else
-#include "engine/plan.h"
-#endif
 #include "core/durations.h"
 #include "report/printer.h"
 #include "report/sweep_tables.h"
@@ -78,8 +74,13 @@ nlohmann::json SweepRunner::finish(nlohmann::json sweep) {
   const auto doc = document(sweep);
   printer_->document(doc);
   if (store_) {
-    const auto ref = store_->save_run(run_, &doc);
-    printer_->note(fmt::format("stored as run {} (uid {}) in {}", ref.id, ref.uid, store_->path()));
+    try {
+      const auto ref = store_->save_run(run_, &doc);
+      printer_->note(fmt::format("stored as run {} (uid {}) in {}", ref.id, ref.uid, store_->path()));
+    } catch (const HistoryNotStoredError& e) {  // the report and --json still hold every point
+      not_stored_ = true;
+      printer_->note(fmt::format("{}; the report below still holds the sweep", e.what()));
+    }
   }
   return doc;
 }

@@ -42,6 +42,8 @@ class SweepRunner {
   const RunResult& run() const { return run_; }
   RunResult& run() { return run_; }
   double spent_s() const { return spent_s_; }
+  // False when the history could not store the sweep (the report and --json still hold it).
+  bool stored() const { return !not_stored_; }
 
   // What the next point may take: the budget left shared among `points_left` (this one included),
   // capped by the per-point maximum; the maximum when there is no budget.
@@ -74,6 +76,7 @@ class SweepRunner {
   RunResult run_;
   double start_s_;
   double spent_s_ = 0;
+  bool not_stored_ = false;
   nlohmann::json document(const nlohmann::json& sweep) const;
 };
 

@@ -11,7 +11,7 @@
 #include "device/memory_limit.h"
 #include "engine/case_measurement.h"
 #include "engine/parity.h"
-#include "engine/sweep_logic.h"
+#include "core/sweep_logic.h"
 #include "optim/autocast.h"
 #include "workloads/workload.h"
 

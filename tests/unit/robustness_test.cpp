@@ -19,7 +19,7 @@
 #include "data/cifar_reader.h"
 #include "data/idx_reader.h"
 #include "data/tokenizer.h"
-#include "engine/sweep_logic.h"
+#include "core/sweep_logic.h"
 #include "report/json_report.h"
 #include "test_files.h"
 

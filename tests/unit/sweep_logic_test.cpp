@@ -7,7 +7,7 @@
 
 #include "core/errors.h"
 #include "core/child_process.h"
-#include "engine/sweep_logic.h"
+#include "core/sweep_logic.h"
 #include "test_files.h"
 
 using namespace accelbench;

@@ -1,4 +1,4 @@
-#include "engine/sweep_logic.h"
+#include "core/sweep_logic.h"
 
 #include <fmt/format.h>
 
