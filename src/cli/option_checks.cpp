@@ -59,7 +59,7 @@ void check_threads(int threads) {
 
 void check_batch_size(std::int64_t batch, const char* option) {
   if (batch < 1 || batch > kMaxBatchSize)
-    throw UsageError(fmt::format("{} must be in [1, {}] (got {})", option, kMaxBatchSize, batch));
+    throw UsageError(fmt::format("{} must be at least 1 and at most {} (got {})", option, kMaxBatchSize, batch));
 }
 
 void check_stopping(double ci_target, std::size_t min_samples) {

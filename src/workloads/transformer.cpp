@@ -16,8 +16,8 @@ namespace accelbench {
 namespace {
 constexpr std::int64_t kVocab = 10000, kSeq = 128, kModel = 512, kHeads = 8, kFF = 2048, kLayers = 6, kClasses = 2;
 constexpr double kDropout = 0.1;
-constexpr double kPeakLr = 1e-4;
-constexpr std::int64_t kWarmupSteps = 10;
+constexpr double kPeakLr = 3e-4;
+constexpr std::int64_t kWarmupSteps = 3;
 
 struct EncoderLayerImpl : torch::nn::Module {
   explicit EncoderLayerImpl(double dropout_p)
