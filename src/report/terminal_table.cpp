@@ -221,7 +221,8 @@ std::string render_terminal_report(const RunResult& run) {
     if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
     if (c.drifting) notes.push_back("DRIFTING");
     if (c.device_busy_fraction)
-      notes.push_back(fmt::format("device busy {:.0f}%{}", 100 * *c.device_busy_fraction, c.launch_bound ? ": LAUNCH-BOUND" : ""));
+      notes.push_back(fmt::format("device clock {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
+                                  c.launch_bound ? ": LAUNCH-BOUND" : ""));
     if (loss_rose(c)) notes.push_back("LOSS ROSE");
     if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
     if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
