@@ -9,6 +9,7 @@
 #include "core/durations.h"
 #include "core/parity.h"
 #include "core/sweep_records.h"
+#include "report/reports.h"
 
 namespace accelbench {
 
@@ -29,12 +30,6 @@ const CaseResult* find_case(const RunResult& run, const std::string& w, const st
 }  // namespace
 
 namespace {
-std::string memory_of(const CaseResult& c) {
-  if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
-  if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
-  return "";
-}
-
 // Batch sweep: the knee, against the smallest batch measured; the out-of-memory edge.
 void advise_batch_sweep(const RunResult& run, const BatchSweep& sw, std::vector<Advice>& out) {
   if (!sw.knee) return;
@@ -58,7 +53,7 @@ void advise_batch_sweep(const RunResult& run, const BatchSweep& sw, std::vector<
     text += fmt::format(", {} the samples/s of batch {}", figure, smallest->spec.batch_size);
     evidence.push_back("throughput_ratio=" + figure);
   }
-  if (const auto mem = memory_of(*at_knee); !mem.empty()) {
+  if (const auto mem = peak_memory_text(*at_knee); mem != "-") {
     text += ", peak " + mem;
     evidence.push_back("peak_memory=" + mem);
   }

@@ -98,6 +98,8 @@ std::string format_ratio_ci(double ratio, double low, double high) {
 
 std::string format_ratio_ci(const RatioEstimate& r) { return format_ratio_ci(r.ratio, r.low, r.high); }
 
+std::string format_interval(double low, double high) { return fmt::format("{:.3g} - {:.3g}", low, high); }
+
 std::string format_count(double v) {
   if (!std::isfinite(v)) return "-";
   const double a = std::abs(v);

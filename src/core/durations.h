@@ -28,6 +28,8 @@ std::string format_bytes(double bytes);             // "1.2 GiB"
 // A ratio with its interval, the way every table writes a speed-up: "1.23x [1.20, 1.26]".
 std::string format_ratio_ci(double ratio, double low, double high);
 std::string format_ratio_ci(const RatioEstimate& r);
+// An interval's bounds alone, for a table that shows the estimate in its own column: "1.23 - 1.45".
+std::string format_interval(double low, double high);
 std::string format_count(double value);             // "12.3k", "4.5M"
 
 }  // namespace accelbench

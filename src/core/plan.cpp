@@ -16,11 +16,14 @@ Plan make_plan(const PlanRequest& req) {
   return p;
 }
 
+double budget_share(double budget_s, double max_per_case_s, double spent_s, std::size_t cases_left) {
+  if (budget_s <= 0) return max_per_case_s;
+  const double left = std::max(0.0, budget_s - spent_s);
+  return std::min(max_per_case_s, left / static_cast<double>(std::max<std::size_t>(1, cases_left)));
+}
+
 double BudgetScheduler::next_allowance() const {
-  if (budget_s_ <= 0) return max_per_case_s_;
-  const double left = std::max(0.0, budget_s_ - spent_s_);
-  const double share = left / static_cast<double>(std::max<std::size_t>(1, remaining_cases_));
-  return std::min(max_per_case_s_, share);
+  return budget_share(budget_s_, max_per_case_s_, spent_s_, remaining_cases_);
 }
 
 void BudgetScheduler::finished_case(double wall_s) {

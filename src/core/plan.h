@@ -28,6 +28,10 @@ Plan make_plan(const PlanRequest& request);
 // Shares a wall-clock budget among the cases: each case may use what is left divided by the
 // cases still to run (capped by the per-case maximum), so time a quick case does not need flows
 // to the cases after it. A budget of 0 means none: every case gets the per-case maximum.
+// A case's share of a time budget: what is left of `budget_s` after `spent_s`, shared equally among
+// `cases_left` cases, at most `max_per_case_s` (no budget, `budget_s` <= 0: `max_per_case_s`).
+double budget_share(double budget_s, double max_per_case_s, double spent_s, std::size_t cases_left);
+
 class BudgetScheduler {
  public:
   BudgetScheduler(double budget_s, double max_per_case_s, std::size_t cases)

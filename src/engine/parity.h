@@ -12,8 +12,6 @@ namespace accelbench {
 class Device;
 class Workload;
 
-inline constexpr int kDefaultParitySteps = 10;
-
 // Never throws for what goes wrong inside the run (out of memory, a backend error): the trace then
 // carries a one-line error. UsageError (bad input) passes through.
 ParityTrace train_for_parity(const CaseSpec& spec, const Workload& workload, Device& device, const MeasureOptions& options,

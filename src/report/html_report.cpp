@@ -43,7 +43,6 @@ std::string empty_figure(const std::string& key, const std::string& caption, con
 }
 
 std::string ratio_text(const RatioEstimate& r) { return fmt::format("{:.3g}x", r.ratio); }
-std::string ci_text(const RatioEstimate& r) { return fmt::format("{:.3g} - {:.3g}", r.low, r.high); }
 
 // A precision sweep's speed-up per precision (bars with their CI, 1x marked) and its parity table.
 std::string precision_figure(const PrecisionSweep& sw) {
@@ -54,7 +53,7 @@ std::string precision_figure(const PrecisionSweep& sw) {
     const auto& sp = *p.speedup;
     spec.items.push_back(BarItem{p.precision, sw.device, sp.ratio, sp.low, sp.high, false});
     const bool has = p.parity && p.parity->error.empty() && p.parity->steps > 0;
-    t.push_back({p.precision, ratio_text(sp), ci_text(sp), has ? fmt::format("{:.2g}%", 100 * p.parity->loss_rel_diff) : "-",
+    t.push_back({p.precision, ratio_text(sp), format_interval(sp.low, sp.high), has ? fmt::format("{:.2g}%", 100 * p.parity->loss_rel_diff) : "-",
                  p.parity_ok ? (*p.parity_ok ? "ok" : "drifts") : "-"});
   }
   if (spec.items.empty()) return "";
@@ -73,7 +72,7 @@ std::string crossover_figure(const CrossoverSweep& sw) {
     ratio.points.emplace_back(x, p.speedup->ratio);
     low.points.emplace_back(x, p.speedup->low);
     high.points.emplace_back(x, p.speedup->high);
-    t.push_back({std::to_string(p.x), ratio_text(*p.speedup), ci_text(*p.speedup)});
+    t.push_back({std::to_string(p.x), ratio_text(*p.speedup), format_interval(p.speedup->low, p.speedup->high)});
   }
   if (ratio.points.size() < 2) return "";
   spec.series = {ratio, low, high, even};
@@ -226,7 +225,7 @@ std::string render_html_report(const ReportSource& src) {
         spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published});
         const double a = article_speedup(m);
         t.push_back({m, s.device, s.batch_size ? std::to_string(s.batch_size) : "-", fmt::format("{:.2f}x", s.ratio),
-                     published ? "published: none" : fmt::format("{:.2f} - {:.2f}", s.ci_low, s.ci_high),
+                     published ? "published: none" : format_interval(s.ci_low, s.ci_high),
                      a > 0 ? fmt::format("{:.2f}x", a) : "-"});
       }
       const double a = article_speedup(m);
