@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   add_advise_command(app, action);
   add_sweep_command(app, action);
   add_measure_case_command(app, action);
+  add_scale_command(app, action);
+  add_scale_rank_command(app, action);
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names, known;
     for (const auto* sub : app.get_subcommands({})) {

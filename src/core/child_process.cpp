@@ -73,6 +73,52 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& 
   return r;
 }
 
+int start_child(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                const std::string& stderr_path, std::string& error) {
+  if (argv.empty()) {
+    error = "no program";
+    return -1;
+  }
+  std::vector<char*> args, env;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const auto& e : extra_env) env.push_back(const_cast<char*>(e.c_str()));
+  for (char** e = environ; *e; ++e) env.push_back(*e);  // the first of a name wins (glibc getenv)
+  env.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  if (!stderr_path.empty())
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    error = fmt::format("could not start {}: {}", argv[0], std::strerror(rc));
+    return -1;
+  }
+  return pid;
+}
+
+bool poll_child(int pid, ChildOutcome& o) {
+  int status = 0;
+  const pid_t w = ::waitpid(pid, &status, WNOHANG);
+  if (w == 0 || (w < 0 && errno == EINTR)) return false;
+  o.started = true;
+  if (w < 0) {
+    o.start_error = fmt::format("waiting for the child failed: {}", std::strerror(errno));
+    return true;
+  }
+  if (WIFEXITED(status)) {
+    o.exited = true;
+    o.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    o.signal = WTERMSIG(status);
+  }
+  return true;
+}
+
 std::string describe_child_failure(const ChildOutcome& o) {
   if (!o.started) return o.start_error.empty() ? "could not start" : o.start_error;
   if (o.signal) {

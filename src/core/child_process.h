@@ -22,6 +22,14 @@ struct ChildOutcome {
 // it is killed with SIGKILL.
 ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& stderr_path, double timeout_s);
 
+// Several children at once (the ranks of `accelbench scale`): starts argv with `extra_env`
+// ("NAME=value") added to this process's environment, stdin and stdout on /dev/null, stderr to
+// `stderr_path`. Returns the pid, or -1 with `error` set.
+int start_child(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                const std::string& stderr_path, std::string& error);
+// Without blocking: whether child `pid` has ended; when it has, `outcome` says how.
+bool poll_child(int pid, ChildOutcome& outcome);
+
 // One line: "crashed: signal 6 (Aborted)", "crashed: signal 9 (Killed) after the time limit of
 // 90 s", "exited with code 2", "could not start: ...".
 std::string describe_child_failure(const ChildOutcome& outcome);

@@ -12,6 +12,7 @@
 #include "core/measurement.h"
 #include "core/options.h"
 #include "core/results.h"
+#include "core/scale_records.h"
 
 namespace accelbench::engine {
 
@@ -57,6 +58,14 @@ TorchRuntime torch_runtime();
 
 // When `e` is a torch error (c10::Error), its message without the C++ backtrace; else "".
 std::string torch_error_message(const std::exception& e);
+
+// Data-parallel scaling (`scale`, engine/scale_engine.cpp): the CUDA GPUs visible here, whether
+// this build has c10d's NCCL process group, and one rank: joins the group at `rendezvous`
+// (TCPStore + ProcessGroupNCCL), measures, writes its result to `out_path`. Never throws for a
+// failed measurement (the result's error says why).
+int cuda_device_count();
+bool has_nccl();
+RankMeasurement run_scale_rank(const ScaleRankRequest& request, const Rendezvous& rendezvous, const std::string& out_path);
 
 // Measures in this process (each case opens its workload and device).
 std::unique_ptr<CaseMeasurer> in_process_measurer();

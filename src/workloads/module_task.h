@@ -45,6 +45,7 @@ class ModuleTask final : public TrainingTask {
   std::optional<double> gradient_norm() override;
   bool last_step_skipped() override;
   std::int64_t parameter_count() const override;
+  std::vector<at::Tensor> trainable_parameters() override { return params_; }
   std::string data_source() const override { return data_.source; }
   bool synthetic_data() const override { return data_.synthetic; }
   std::string optimizer_description() const override {

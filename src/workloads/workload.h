@@ -62,6 +62,9 @@ class TrainingTask {
   // Synchronizes.
   virtual bool last_step_skipped() { return false; }
   virtual std::int64_t parameter_count() const = 0;
+  // The tensors the optimizer updates, in registration order (data-parallel training averages their
+  // gradients: src/distributed); empty where the task does not expose them (dcgan).
+  virtual std::vector<at::Tensor> trainable_parameters() { return {}; }
   virtual std::string data_source() const = 0;
   virtual bool synthetic_data() const = 0;
   virtual std::string optimizer_description() const = 0;

@@ -1,0 +1,151 @@
+#include "distributed/gradient_reducer.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <stdexcept>
+
+namespace accelbench {
+
+std::vector<std::vector<std::size_t>> assign_buckets(const std::vector<std::int64_t>& param_bytes,
+                                                     std::int64_t bucket_bytes, std::int64_t first_bucket_bytes) {
+  std::vector<std::vector<std::size_t>> buckets;
+  std::vector<std::size_t> current;
+  std::int64_t filled = 0;
+  for (std::size_t k = param_bytes.size(); k-- > 0;) {
+    const std::int64_t cap = buckets.empty() ? std::min(first_bucket_bytes, bucket_bytes) : bucket_bytes;
+    if (!current.empty() && filled + param_bytes[k] > cap) {
+      buckets.push_back(std::move(current));
+      current.clear();
+      filled = 0;
+    }
+    current.push_back(k);
+    filled += param_bytes[k];
+  }
+  if (!current.empty()) buckets.push_back(std::move(current));
+  return buckets;
+}
+
+GradientReducer::GradientReducer(std::vector<at::Tensor> params, Collectives& collectives, std::int64_t bucket_bytes,
+                                 std::int64_t first_bucket_bytes)
+    : params_(std::move(params)), collectives_(collectives) {
+  std::vector<std::int64_t> bytes;
+  for (const auto& p : params_) bytes.push_back(p.numel() * static_cast<std::int64_t>(p.element_size()));
+  plan_ = assign_buckets(bytes, bucket_bytes, first_bucket_bytes);
+  bucket_of_.resize(params_.size());
+  slot_of_.resize(params_.size());
+  arrived_.assign(params_.size(), false);
+  buckets_.resize(plan_.size());
+  for (std::size_t b = 0; b < plan_.size(); ++b) {
+    std::int64_t numel = 0;
+    for (std::size_t j = 0; j < plan_[b].size(); ++j) {
+      const auto i = plan_[b][j];
+      if (params_[i].scalar_type() != params_[plan_[b][0]].scalar_type())
+        throw std::invalid_argument("GradientReducer: a bucket's parameters must share one dtype");
+      bucket_of_[i] = b;
+      slot_of_[i] = j;
+      buckets_[b].offsets.push_back(numel);
+      numel += params_[i].numel();
+    }
+    buckets_[b].flat = torch::zeros({numel}, params_[plan_[b][0]].options().requires_grad(false));
+  }
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    hooks_.push_back(params_[i].register_hook([this, i](const at::Tensor& grad) { on_gradient(i, grad); }));
+}
+
+GradientReducer::~GradientReducer() {
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    try {
+      params_[i].remove_hook(hooks_[i]);
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+void GradientReducer::on_gradient(std::size_t i, const at::Tensor& grad) {
+  torch::NoGradGuard no_grad;
+  std::lock_guard lock(mutex_);
+  auto& bucket = buckets_[bucket_of_[i]];
+  auto slot = bucket.flat.narrow(0, bucket.offsets[slot_of_[i]], params_[i].numel());
+  if (arrived_[i]) {  // a second gradient for the same parameter in one backward pass
+    if (bucket.launched) throw std::runtime_error("GradientReducer: a gradient arrived after its bucket was launched");
+    slot.add_(grad.reshape({-1}));
+    return;
+  }
+  slot.copy_(grad.reshape({-1}));
+  arrived_[i] = true;
+  ++bucket.filled;
+  launch_ready_buckets();
+}
+
+void GradientReducer::launch_ready_buckets() {
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_].filled == plan_[next_launch_].size())
+    launch(next_launch_++);
+}
+
+void GradientReducer::launch(std::size_t b) {
+  auto& bucket = buckets_[b];
+  bucket.work = collectives_.allreduce_sum(bucket.flat);
+  bucket.launched = true;
+  if (!finishing_) ++launched_in_backward_;
+}
+
+void GradientReducer::finish() {
+  torch::NoGradGuard no_grad;
+  std::lock_guard lock(mutex_);
+  finishing_ = true;
+  for (; next_launch_ < buckets_.size(); ++next_launch_) {  // parameters with no gradient: zeros
+    auto& bucket = buckets_[next_launch_];
+    for (std::size_t j = 0; j < plan_[next_launch_].size(); ++j) {
+      const auto i = plan_[next_launch_][j];
+      if (!arrived_[i]) bucket.flat.narrow(0, bucket.offsets[j], params_[i].numel()).zero_();
+    }
+    launch(next_launch_);
+  }
+  const double world = static_cast<double>(collectives_.world_size());
+  last_works_.clear();
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    auto& bucket = buckets_[b];
+    bucket.work->wait();
+    if (world > 1) bucket.flat.div_(world);
+    for (std::size_t j = 0; j < plan_[b].size(); ++j) {
+      auto& p = params_[plan_[b][j]];
+      auto avg = bucket.flat.narrow(0, bucket.offsets[j], p.numel()).view(p.sizes());
+      if (p.grad().defined()) p.mutable_grad().copy_(avg);
+      else p.mutable_grad() = avg.clone();
+    }
+    last_works_.push_back(std::move(bucket.work));
+    bucket.filled = 0;
+    bucket.launched = false;
+  }
+  arrived_.assign(params_.size(), false);
+  next_launch_ = 0;
+  last_launched_in_backward_ = launched_in_backward_;
+  launched_in_backward_ = 0;
+  finishing_ = false;
+}
+
+std::optional<double> GradientReducer::last_step_comm_s() {
+  if (last_works_.empty()) return std::nullopt;
+  double sum = 0;
+  for (auto& w : last_works_) {
+    const auto d = w->duration_s();
+    if (!d) return std::nullopt;
+    sum += *d;
+  }
+  return sum;
+}
+
+std::vector<std::int64_t> GradientReducer::bucket_bytes() const {
+  std::vector<std::int64_t> out;
+  for (const auto& b : buckets_) out.push_back(b.flat.numel() * static_cast<std::int64_t>(b.flat.element_size()));
+  return out;
+}
+
+std::int64_t GradientReducer::total_bytes() const {
+  std::int64_t n = 0;
+  for (auto b : bucket_bytes()) n += b;
+  return n;
+}
+
+}  // namespace accelbench
