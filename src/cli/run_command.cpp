@@ -14,6 +14,7 @@
 #include "report/printer.h"
 #include "report/terminal_table.h"
 #include "store/history_store.h"
+#include "system/machine_checks.h"
 
 namespace accelbench {
 
@@ -22,7 +23,7 @@ namespace {
 nlohmann::json settings_json(const RunFlags& o, const CLI::App& cmd, const RunRequest& run_request) {
   const auto& req = run_request.suite;
   const auto& s = req.options.settings;
-  nlohmann::json settings{{"models", split_list(o.models)},
+  nlohmann::json settings{{"models", run_request.models},
                           {"devices", engine::resolve_devices(o.devices)},
                           {"dtypes", nlohmann::json::array()},
                           {"batch_size", o.batch_size},
@@ -49,7 +50,7 @@ std::string plan_line(const RunFlags& o, const RunRequest& run_request) {
   const auto& quick_note = run_request.quick_note;
   const auto n = req.plan.cases.size();
   return fmt::format(
-      "{} case{} ({} on {}) in {} round{} each, {}, CI target +-{:.1f}%{}", n, n == 1 ? "" : "s", fmt::join(split_list(o.models), ", "),
+      "{} case{} ({} on {}) in {} round{} each, {}, CI target +-{:.1f}%{}", n, n == 1 ? "" : "s", fmt::join(run_request.models, ", "),
       fmt::join(engine::resolve_devices(o.devices), ", "), run_request.timing.rounds,
       run_request.timing.rounds == 1 ? "" : "s", req.budget_s > 0 ? fmt::format("time budget {} shared among them (at most {} each)", format_duration(req.budget_s),
                                      format_duration(req.max_per_case_s))
@@ -70,14 +71,17 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   if (!o.json_path.empty()) printer.add(std::make_unique<JsonFilePrinter>(o.json_path));
   RunResult run;
   run.context = collect_context(settings_json(o, cmd, request));
+  // What on the machine distorts the timings (load, oversubscribed threads...), one line before measuring.
+  const int threads = o.threads == 0 ? engine::host_threads() : o.threads;
+  if (const auto machine = machine_summary(check_machine(read_machine_snapshot(0.5, threads))); !machine.empty())
+    run.context.warnings.push_back(machine);
   printer.context(run.context);
   printer.plan(plan_line(o, request));
 
-  // Each case in rounds (fresh processes by default): the interval covers the next run.
+  // Each case in interleaved rounds (fresh processes by default): the interval covers the next run.
   const auto each_round = round_measurer(request.timing);
-  RoundsMeasurer measurer(*each_round, RoundsPolicy{request.timing.rounds, request.timing.rounds + 3});
   const auto parity = engine::parity_trainer();
-  const int failures = run_suite(request.suite, run, measurer, *parity, printer);
+  const int failures = run_suite(request.suite, run, *each_round, *parity, printer);
   bool stored = true;
   if (store) {
     try {
@@ -99,9 +103,9 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
 void add_run_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RunFlags>();
   auto* cmd = app.add_subcommand("run", "Measure training on the CPU and every accelerator, side by side");
-  cmd->add_option("--models", o->models, "Comma-separated workloads: mlp, cnn, transformer, resnet18, bert-base, dcgan")
+  cmd->add_option("--models,--model", o->models, "Comma-separated workloads: mlp, cnn, transformer, resnet18, bert-base, dcgan (--model-file: yours)")
       ->capture_default_str();
-  cmd->add_option("--devices", o->devices, "Comma-separated devices (cpu, cuda, cuda:1, mps) or 'all'")->capture_default_str();
+  cmd->add_option("--devices,--device", o->devices, "Comma-separated devices (cpu, cuda, cuda:1, mps) or 'all'")->capture_default_str();
   cmd->add_option("--dtype", o->dtypes,
                   "Comma-separated precisions: float32, tfloat32 (CUDA: TF32 matmuls), bfloat16, float16 (autocast mixed "
                   "precision, fp32 weights; float16 with loss scaling)")
@@ -128,9 +132,9 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Numerical parity beside each speed-up: train K steps on the device and on the CPU from the same weights "
                   "and batches (dropout off) and compare the losses and gradient norms; 0: off")
       ->capture_default_str();
-  cmd->add_option("--json", o->json_path, "Write every setting, sample and statistic to this JSON file");
+  cmd->add_option("--json", o->json_path, "Write every setting, sample and statistic to this JSON file (the tables stay on stdout)");
   cmd->add_flag("--no-progress", o->no_progress, "No progress line on stderr");
-  cmd->add_option("--db", o->db_path, "History database the run is stored in (default: $XDG_DATA_HOME/accelbench/history.db)");
+  cmd->add_option("--db", o->db_path, "History database the run is stored in (default: $ACCELBENCH_DB, else $XDG_DATA_HOME/accelbench/history.db)");
   cmd->add_flag("--no-save", o->no_save, "Do not store the run in the history database");
   cmd->callback([&action, o, cmd]() { action = [o, cmd]() { return execute_run(*o, *cmd); }; });
 }

@@ -9,6 +9,7 @@
 #include "cli/option_checks.h"
 #include "core/durations.h"
 #include "core/errors.h"
+#include "core/model_spec.h"
 #include "engine/engine.h"
 #include "store/history_store.h"
 
@@ -21,10 +22,13 @@ PlanRequest checked_plan_request(const RunFlags& o, const CLI::App& cmd) {
   check_batch_size(o.batch_size);
   check_threads(o.threads);
   PlanRequest req;
-  req.models = split_list(o.models);
+  // --model-file alone measures that model; with --models, after them.
+  if (!o.inputs.model_file.empty() && cmd.count("--models") == 0) req.models.clear();
+  else req.models = split_list(o.models);
+  if (!o.inputs.model_file.empty()) req.models.push_back(model_file_case_name(o.inputs.model_file));
   if (req.models.empty())
     throw UsageError("--models is empty; available: " + fmt::format("{}", fmt::join(engine::workload_names(), ", ")));
-  for (const auto& m : req.models) engine::check_workload(m);
+  for (const auto& m : req.models) engine::check_workload(m, o.inputs);
   req.devices = engine::resolve_devices(o.devices);
   req.dtypes.clear();
   for (const auto& t : split_list(o.dtypes)) req.dtypes.push_back(engine::canonical_precision(t));
@@ -39,7 +43,8 @@ PlanRequest checked_plan_request(const RunFlags& o, const CLI::App& cmd) {
 void check_run_flags(const RunFlags& o, const CLI::App& cmd, const PlanRequest& plan) {
   if (!o.json_path.empty()) check_writable(o.json_path, "--json");
   if (!o.no_save) check_distinct_files(o.json_path, "--json", o.db_path.empty() ? HistoryStore::default_path() : o.db_path, "--db");
-  if (o.repeats < 1) throw UsageError(fmt::format("--repeats must be at least 1 (got {})", o.repeats));
+  if (!o.no_save) check_db_folder(o.db_path);
+  if (o.repeats < 1 || o.repeats > 1000) throw UsageError(fmt::format("--repeats must be in [1, 1000] (got {})", o.repeats));
   if (o.repeats > 1 && !o.full_epoch) throw UsageError("--repeats needs --full-epoch");
   check_workload_inputs(o.inputs);
   if (!(o.telemetry_hz >= 0.5 && o.telemetry_hz <= 1000))
@@ -57,11 +62,12 @@ void check_run_flags(const RunFlags& o, const CLI::App& cmd, const PlanRequest& 
 RunRequest make_run_request(const RunFlags& o, const CLI::App& cmd) {
   const auto plan_request = checked_plan_request(o, cmd);
   RunRequest run_request;
+  run_request.models = plan_request.models;
   auto& timing = run_request.timing;
   timing = parse_timing(o.timing, "case", o.quick ? 2 : 3);
   check_run_flags(o, cmd, plan_request);
   auto& req = run_request.suite;
-  req.cooldown_s = parse_duration_seconds(o.cooldown);
+  req.cooldown_s = parse_duration_seconds(o.cooldown, "--cooldown");
   auto& s = timing.settings;
   s.phases = o.phases;
   s.full_epoch = o.full_epoch;
@@ -97,6 +103,7 @@ RunRequest make_run_request(const RunFlags& o, const CLI::App& cmd) {
   req.options.settings = s;
   req.budget_s = timing.budget_s;
   req.max_per_case_s = timing.max_per_case_s;
+  req.rounds = RoundsPolicy{timing.rounds, timing.rounds + 3};
   req.parity_steps = (o.quick && cmd.count("--parity-steps") == 0) ? 2 : o.parity_steps;
   req.cpu_threads = o.threads;
   return run_request;

@@ -32,9 +32,10 @@ void derive_case_figures(CaseResult& r) {
     r.data_wait_fraction = summarize(r.data_wait_samples).median / r.stats.median;
     r.input_bound = r.data_wait_fraction > 0.10;
   }
-  if (!r.device_samples.empty()) {
-    // The device's own time per step against the host's: the share of the step the device was busy.
-    r.device_busy_fraction = summarize(r.device_samples).median / r.stats.median;
+  // The device's clock against the host's (a cross-check), and its busy share of the step.
+  if (!r.device_samples.empty()) r.device_clock_ratio = summarize(r.device_samples).median / r.stats.median;
+  if (!r.device_busy_samples.empty()) {
+    r.device_busy_fraction = summarize(r.device_busy_samples).median / r.stats.median;
     r.launch_bound = *r.device_busy_fraction < kLaunchBoundShare;
   }
 }

@@ -19,7 +19,7 @@ std::int64_t steps_per_epoch(const CaseResult& c);
 
 // From r.samples (and r.data_wait_samples, r.device_samples, r.epoch_s_all): r.stats,
 // relative_ci_half_width, samples_per_s, epoch_s_estimate, achieved_flops_per_s, data_wait_fraction,
-// input_bound, device_busy_fraction and launch_bound. Leaves them as they are when there is no sample.
+// input_bound, device_clock_ratio, device_busy_fraction and launch_bound. Leaves them as they are when there is no sample.
 void derive_case_figures(CaseResult& r);
 
 }  // namespace accelbench

@@ -133,10 +133,16 @@ struct CaseResult {
   bool input_bound = false;       // wait > 10% of the step
 
   // Device time (CUDA, XPU: the device's own events around each sample), beside the host's wall
-  // time: the share of the step the device was busy. Below kLaunchBoundShare the host, not the
-  // accelerator, sets the speed (launch-bound).
-  std::vector<double> device_samples;  // seconds per step, by the device's clock
-  std::optional<double> device_busy_fraction;  // median device time / median host time
+  // time. The events' span includes the gaps in which the device waits for the host's launches, so
+  // it tracks the host's clock (a cross-check: device_clock_ratio near 1), not the device's work.
+  std::vector<double> device_samples;          // seconds per step, by the device's clock
+  std::optional<double> device_clock_ratio;    // median device_samples / median host step
+  // The device's busy time: a few extra samples in which the device's queue is held (a spin
+  // kernel) while the host launches the steps, which then run back to back, with no launch gap
+  // (Device::hold_queue; CUDA). Below kLaunchBoundShare of the step the host, not the accelerator,
+  // sets the speed (launch-bound).
+  std::vector<double> device_busy_samples;     // seconds per step the device needs on its own
+  std::optional<double> device_busy_fraction;  // median device_busy_samples / median host step
   bool launch_bound = false;
 
   MemoryUsage memory;

@@ -31,6 +31,7 @@ void from_json(const json& j, CaseSpec& v) {
   required_string(j, "device", v.device);
   get_if(j, "dtype", v.dtype);
   get_if(j, "batch_size", v.batch_size);
+  if (v.batch_size < 0) throw std::runtime_error("field 'batch_size': " + std::to_string(v.batch_size) + " is negative");
   get_if(j, "threads", v.threads);
   get_if(j, "width", v.width);
   get_if(j, "checkpoint", v.checkpoint);
@@ -162,6 +163,8 @@ void to_json(json& j, const CaseResult& v) {
            {"interval_method", v.interval_method},
            {"loss_rose", loss_rose(v)},
            {"device_time", {{"samples", v.device_samples},
+                            {"clock_ratio", v.device_clock_ratio ? json(*v.device_clock_ratio) : json(nullptr)},
+                            {"busy_samples", v.device_busy_samples},
                             {"busy_fraction", v.device_busy_fraction ? json(*v.device_busy_fraction) : json(nullptr)},
                             {"launch_bound", v.launch_bound}}}};
   if (v.phases) {
@@ -226,8 +229,16 @@ void from_json(const json& j, CaseResult& v) {
   get_if(j, "interval_method", v.interval_method);
   if (auto d = j.find("device_time"); d != j.end() && d->is_object()) {
     get_if(*d, "samples", v.device_samples);
+    get_optional(*d, "clock_ratio", v.device_clock_ratio);
+    get_if(*d, "busy_samples", v.device_busy_samples);
     get_optional(*d, "busy_fraction", v.device_busy_fraction);
     get_if(*d, "launch_bound", v.launch_bound);
+    if (!d->contains("busy_samples") && v.device_busy_fraction) {
+      // Written before the busy time was measured: its "busy_fraction" was the events' span.
+      v.device_clock_ratio = v.device_busy_fraction;
+      v.device_busy_fraction.reset();
+      v.launch_bound = false;
+    }
   }
   if (auto p = j.find("phases"); p != j.end() && p->is_object()) {
     PhaseSamples ps;
@@ -351,6 +362,7 @@ void from_json(const json& j, RunResult& v) {
       }
     }
   };
+  if (!j.contains("cases")) throw std::runtime_error("no \"cases\": not a run's results");
   read_array("cases", v.cases);
   read_array("speedups", v.speedups);
 }

@@ -114,16 +114,20 @@ HierarchicalEstimate median_ci_hierarchical(const Rounds& rounds, double confide
   if (between_rounds_known) {
     const auto r = static_cast<double>(e.rounds);
     const double t = t_quantile(upper_quantile_level(confidence), r - 1);
-    const double half_log = t * e.between_round_sd_log / std::sqrt(r);
-    e.low = e.median * std::exp(-half_log);
-    e.high = e.median * std::exp(half_log);
+    const double level_half_log = t * e.between_round_sd_log / std::sqrt(r);
+    const double next_half_log = t * e.between_round_sd_log * std::sqrt(2.0 / r);  // this run's R and the next's R
+    e.level_low = e.median * std::exp(-level_half_log);
+    e.level_high = e.median * std::exp(level_half_log);
+    e.low = e.median * std::exp(-next_half_log);
+    e.high = e.median * std::exp(next_half_log);
     e.method = fmt::format(
-        "pooled median x exp(+- t_{{{:.0f}}} {:.4f} x sd(log round medians) / sqrt({:.0f})): Student t on the {} "
-        "rounds' medians (the rounds' level varies; the bootstrap's percentile interval undercovers with few rounds)",
-        r - 1, t, r, e.rounds);
+        "where the next run's median falls: pooled median x exp(+- t_{{{:.0f}}} {:.4f} x sd(log round medians) x "
+        "sqrt(1/{:.0f} + 1/{:.0f})), Student t on the {} rounds' medians (the rounds' level varies, and so will the next "
+        "run's)",
+        r - 1, t, r, r, e.rounds);
   } else {
-    e.low = e.bootstrap_low;
-    e.high = e.bootstrap_high;
+    e.low = e.level_low = e.bootstrap_low;
+    e.high = e.level_high = e.bootstrap_high;
     e.method = "bootstrap percentile interval within the only round: it ignores how separate runs differ";
   }
   return e;
@@ -144,8 +148,8 @@ HierarchicalRatio ratio_of_medians_hierarchical(const Rounds& numerator, const R
 
   const bool both_sides_have_rounds = num.size() >= 2 && den.size() >= 2;
   if (!both_sides_have_rounds) {
-    out.low = out.bootstrap_low;
-    out.high = out.bootstrap_high;
+    out.low = out.level_low = out.bootstrap_low;
+    out.high = out.level_high = out.bootstrap_high;
     out.method = "two-level bootstrap percentile interval: a side has a single round, so how separate runs differ "
                  "is unknown and not included";
     return out;
@@ -157,11 +161,15 @@ HierarchicalRatio ratio_of_medians_hierarchical(const Rounds& numerator, const R
   const double se = std::sqrt(vn + vd);
   const double denom = vn * vn / (rn_count - 1) + vd * vd / (rd_count - 1);
   out.dof = denom > 0 ? (vn + vd) * (vn + vd) / denom : rn_count + rd_count - 2;
-  const double half_log = t_quantile(upper_quantile_level(confidence), out.dof) * se;
-  out.low = out.ratio * std::exp(-half_log);
-  out.high = out.ratio * std::exp(half_log);
+  const double t = t_quantile(upper_quantile_level(confidence), out.dof);
+  out.level_low = out.ratio * std::exp(-t * se);
+  out.level_high = out.ratio * std::exp(t * se);
+  // The next run's ratio: its own rounds vary as these did (each variance twice; the dof the same).
+  out.low = out.ratio * std::exp(-t * se * std::sqrt(2.0));
+  out.high = out.ratio * std::exp(t * se * std::sqrt(2.0));
   out.method = fmt::format(
-      "ratio of pooled medians x exp(+- t_{{{:.1f}}} x se): Welch on the log round medians of {} and {} rounds",
+      "where the next run's ratio falls: ratio of pooled medians x exp(+- t_{{{:.1f}}} x sqrt(2) x se), Welch on the "
+      "log round medians of {} and {} rounds",
       out.dof, num.size(), den.size());
   return out;
 }

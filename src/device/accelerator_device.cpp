@@ -90,6 +90,8 @@ class AcceleratorDevice final : public Device {
     return std::make_unique<EventTimer>(torch_device_);
   }
 
+  bool hold_queue(double seconds) override { return hold_device_queue(torch_device_, seconds); }
+
   void empty_cache() override {
     try {
       if (use_hooks()) at::detail::getMPSHooks().emptyCache();

@@ -43,6 +43,11 @@ class Device {
   // A timer on the device's clock, or nullptr where the backend has no timing events (the CPU,
   // MPS in these libtorch versions).
   virtual std::unique_ptr<DeviceTimer> make_timer() { return nullptr; }
+  // Holds the device's queue for about `seconds` (a spin kernel on the current stream), so that the
+  // work launched next waits in the queue and then runs back to back, without the host's launch
+  // gaps: events around it then time the device's own work. False where the backend cannot (all
+  // but CUDA); src/device/queue_hold.cpp.
+  virtual bool hold_queue(double /*seconds*/) { return false; }
 
  protected:
   Device(DeviceDescription desc, c10::Device d) : desc_(std::move(desc)), torch_device_(d) {}
@@ -56,6 +61,9 @@ std::unique_ptr<Device> open_device(std::string_view spec);
 
 // The device's marketing name where the backend can tell ("NVIDIA H200"), else a generic one.
 std::string accelerator_device_name(c10::DeviceType type, int index);
+
+// The queue hold of Device::hold_queue for a device of any type (false where it has none).
+bool hold_device_queue(c10::Device device, double seconds);
 
 // Backend-specific factories (one translation unit each).
 std::unique_ptr<Device> make_cpu_device();

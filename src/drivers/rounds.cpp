@@ -67,6 +67,7 @@ CaseResult merge_rounds(std::vector<CaseResult> rounds, double ci_target) {
   merged.samples.clear();
   merged.data_wait_samples.clear();
   merged.device_samples.clear();
+  merged.device_busy_samples.clear();
   merged.epoch_s_all.clear();
   merged.wall_s = merged.measure_s = merged.warmup_s = 0;
   merged.discarded_samples = 0;
@@ -74,6 +75,7 @@ CaseResult merge_rounds(std::vector<CaseResult> rounds, double ci_target) {
     append(merged.samples, r.samples);
     append(merged.data_wait_samples, r.data_wait_samples);
     append(merged.device_samples, r.device_samples);
+    append(merged.device_busy_samples, r.device_busy_samples);
     append(merged.epoch_s_all, r.epoch_s_all);
     if (merged.phases && r.phases && &r != &rounds.front()) {
       append(merged.phases->forward, r.phases->forward);

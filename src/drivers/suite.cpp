@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/parity.h"
+#include "drivers/interleaved_rounds.h"
 #include "report/printer.h"
 
 namespace accelbench {
@@ -53,6 +54,38 @@ int measure_cases(const SuiteRequest& req, RunResult& run, CaseMeasurer& measure
   return failures;
 }
 
+// Every case in interleaved rounds (drivers/interleaved_rounds.h); the document after every round.
+int measure_cases_interleaved(const SuiteRequest& req, RunResult& run, CaseMeasurer& each_round, Printer& printer,
+                              const Stopwatch& clock) {
+  const auto& cases = req.plan.cases;
+  InterleavedRoundsPlan plan{cases, req.options, req.rounds, req.budget_s, req.max_per_case_s, req.cooldown_s};
+  double round_allowance_s = 0;
+  double round_started_s = 0;
+  int failures = 0;
+  InterleavedRoundsEvents events;
+  events.round_started = [&](std::size_t i, int round, int planned, double allowance_s) {
+    round_allowance_s = allowance_s;
+    round_started_s = clock.elapsed_s();
+    printer.case_started({i, cases.size()}, cases[i], fmt::format("{} (round {}/{})", model_label(cases[i]), round, planned));
+  };
+  events.progress = [&](std::size_t i, const ProgressEvent& e) {
+    const double eta = req.budget_s > 0 ? std::max(0.0, req.budget_s - clock.elapsed_s())
+                                        : std::max(0.0, round_allowance_s - (clock.elapsed_s() - round_started_s));
+    printer.progress({i, cases.size()}, e, clock.elapsed_s(), eta);
+  };
+  events.case_finished = [&](std::size_t i, const CaseResult& merged) {
+    if (!merged.ok()) ++failures;
+    printer.case_finished({i, cases.size()}, merged, "");
+  };
+  events.round_finished = [&](const std::vector<CaseResult>& so_far) {
+    run.cases = so_far;
+    run.wall_s = clock.elapsed_s();
+    printer.document(nlohmann::json(run));  // every round saved as soon as it is measured
+  };
+  run.cases = measure_interleaved_rounds(plan, each_round, events);
+  return failures;
+}
+
 const CaseResult* case_of(const RunResult& run, const Speedup& s) {
   const auto c = std::find_if(run.cases.begin(), run.cases.end(), [&](const CaseResult& x) {
     return x.spec.device == s.device && x.spec.workload == s.workload && x.spec.dtype == s.dtype &&
@@ -80,7 +113,15 @@ void measure_parity(const SuiteRequest& req, RunResult& run, ParityTrainer& pari
 
 int run_suite(const SuiteRequest& req, RunResult& run, CaseMeasurer& measurer, ParityTrainer& parity, Printer& printer) {
   const Stopwatch clock;
-  const int failures = measure_cases(req, run, measurer, printer, clock);
+  int failures = 0;
+  if (req.rounds.rounds > 1 && req.interleave_rounds) {
+    failures = measure_cases_interleaved(req, run, measurer, printer, clock);
+  } else if (req.rounds.rounds > 1) {
+    RoundsMeasurer by_rounds(measurer, req.rounds);  // each case's rounds back to back
+    failures = measure_cases(req, run, by_rounds, printer, clock);
+  } else {
+    failures = measure_cases(req, run, measurer, printer, clock);
+  }
   run.speedups = compute_speedups(run.cases);
   measure_parity(req, run, parity, printer);
   run.wall_s = clock.elapsed_s();

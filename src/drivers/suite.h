@@ -9,6 +9,7 @@
 #include "core/measurement.h"
 #include "core/plan.h"
 #include "core/results.h"
+#include "drivers/rounds.h"
 
 namespace accelbench {
 
@@ -22,9 +23,12 @@ struct SuiteRequest {
   double cooldown_s = 0;          // a pause between cases (not counted in the budget)
   int parity_steps = 0;           // 0: no parity pass
   int cpu_threads = 0;            // the CPU's threads in the parity runs (0: torch's default)
+  RoundsPolicy rounds;            // rounds per case (1: one measurement through the measurer)
+  bool interleave_rounds = true;  // round 1 of every case, then round 2...: drivers/interleaved_rounds.h
 };
 
-// Fills run.cases, run.speedups and run.wall_s; returns the number of failed cases.
+// Fills run.cases, run.speedups and run.wall_s; returns the number of failed cases. `measurer`
+// measures one round of a case (or the case, with one round).
 int run_suite(const SuiteRequest& request, RunResult& run, CaseMeasurer& measurer, ParityTrainer& parity, Printer& printer);
 
 }  // namespace accelbench

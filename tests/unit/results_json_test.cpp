@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "core/case_figures.h"
 #include "core/errors.h"
 #include "core/results.h"
 #include "report/json_report.h"
@@ -116,4 +117,38 @@ TEST(ResultsJson, TelemetryBlockRoundTripsAndShowsInTheTable) {
   run.cases[0].telemetry.reset();
   run.cases[1].telemetry.reset();
   EXPECT_EQ(render_terminal_report(run).find("energy/step"), std::string::npos);
+}
+
+// The device's clock (events' span: tracks the host) and its busy time (the held queue) are two
+// figures; launch-bound comes from the busy share only. A file written before the busy time
+// existed had the span in "busy_fraction": read as the clock ratio, with no verdict.
+TEST(ResultsJson, DeviceClockAndBusyShareAreSeparateFigures) {
+  auto c = make_case("mlp", "cuda:0", 0.001);
+  c.device_samples.assign(c.samples.size(), 0.00099);
+  c.device_busy_samples = {0.0002, 0.00021, 0.00019};
+  derive_case_figures(c);
+  ASSERT_TRUE(c.device_clock_ratio && c.device_busy_fraction);
+  EXPECT_NEAR(*c.device_clock_ratio, 0.99, 0.01);
+  EXPECT_NEAR(*c.device_busy_fraction, 0.2, 0.01);
+  EXPECT_TRUE(c.launch_bound);
+  const auto back = nlohmann::json(c).get<CaseResult>();
+  EXPECT_EQ(back.device_busy_samples, c.device_busy_samples);
+  EXPECT_DOUBLE_EQ(*back.device_busy_fraction, *c.device_busy_fraction);
+  EXPECT_TRUE(back.launch_bound);
+  RunResult run;
+  run.cases = {c};
+  const auto table = render_terminal_report(run);
+  EXPECT_NE(table.find("device busy 20% of the step: LAUNCH-BOUND"), std::string::npos) << table;
+
+  auto old = nlohmann::json(c);
+  old["device_time"] = {{"samples", c.device_samples}, {"busy_fraction", 0.99}, {"launch_bound", false}};
+  const auto read = old.get<CaseResult>();
+  EXPECT_FALSE(read.device_busy_fraction.has_value());
+  ASSERT_TRUE(read.device_clock_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*read.device_clock_ratio, 0.99);
+  EXPECT_FALSE(read.launch_bound);
+
+  c.device_busy_samples = {0.0009};  // a busy device: no verdict of launch-bound
+  derive_case_figures(c);
+  EXPECT_FALSE(c.launch_bound);
 }

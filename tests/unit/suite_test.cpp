@@ -2,6 +2,7 @@
 // trainer, a recording printer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -129,6 +130,65 @@ TEST(Suite, ParityRunsBesideEachSpeedupOnTheDeviceAndTheCpu) {
   EXPECT_EQ(run.speedups[0].parity->steps, 3);
   EXPECT_EQ(parity.devices, (std::vector<std::string>{"cuda:0", "cpu"}));
   EXPECT_NE(std::find(printer.events.begin(), printer.events.end(), "note parity of"), printer.events.end());
+}
+
+namespace {
+// Records the order of the rounds; "jumpy" rounds alternate between two levels 20% apart (each
+// round precise), so that its rounds disagree; "fail" fails its first round.
+class RoundRecorder : public CaseMeasurer {
+ public:
+  std::vector<std::string> calls;
+  std::vector<double> allowances;
+  CaseResult measure(const CaseSpec& spec, const MeasureOptions& options, const ProgressFn&) override {
+    calls.push_back(spec.workload + "/" + spec.device);
+    allowances.push_back(options.settings.stopping.max_time_s);
+    CaseResult r;
+    r.spec = spec;
+    r.wall_s = 1.0;
+    if (spec.workload == "fail") {
+      r.fail(FailureKind::backend_error, "scripted");
+      return r;
+    }
+    const auto k = std::count(calls.begin(), calls.end(), calls.back());
+    const double level = spec.workload == "jumpy" ? (k % 2 ? 1.0 : 1.2) : 1.0;
+    for (int i = 0; i < 30; ++i) r.samples.push_back(0.001 * level * (1 + 0.0001 * (i % 3)));
+    r.stats = summarize(r.samples);
+    return r;
+  }
+};
+}  // namespace
+
+// Rounds interleaved: round 1 of every case, round 2 in the reverse order; the case whose rounds
+// disagree gets more (up to the policy's maximum); a failed round ends its case; the document
+// after every round; one case_finished per case.
+TEST(Suite, RoundsAreInterleavedAcrossCases) {
+  RoundRecorder m;
+  ScriptedParity parity;
+  RecordingPrinter printer;
+  RunResult run;
+  SuiteRequest req;
+  for (const auto* w : {"mlp", "jumpy", "fail"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
+  req.max_per_case_s = 30;
+  req.rounds = RoundsPolicy{2, 4};
+  const int failures = run_suite(req, run, m, parity, printer);
+  EXPECT_EQ(failures, 1);
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"mlp/cpu", "jumpy/cpu", "fail/cpu", "jumpy/cpu", "mlp/cpu", "jumpy/cpu",
+                                               "jumpy/cpu"}));
+  EXPECT_DOUBLE_EQ(m.allowances[0], 15);  // the case's 30 s shared by its 2 rounds
+  ASSERT_EQ(run.cases.size(), 3u);
+  EXPECT_EQ(run.cases[0].rounds.size(), 2u);
+  EXPECT_EQ(run.cases[1].rounds.size(), 4u);
+  EXPECT_EQ(run.cases[2].status, CaseStatus::failed);
+  EXPECT_EQ(std::count(printer.events.begin(), printer.events.end(), "end ok"), 2);
+  EXPECT_EQ(std::count(printer.events.begin(), printer.events.end(), "end failed"), 1);
+  EXPECT_EQ(printer.documents, 7u + 1u);  // after each of the 7 rounds, and the final one
+  // In order, back to back: the same rounds, each case's together.
+  RoundRecorder seq;
+  RunResult run2;
+  req.interleave_rounds = false;
+  run_suite(req, run2, seq, parity, printer);
+  EXPECT_EQ(seq.calls, (std::vector<std::string>{"mlp/cpu", "mlp/cpu", "jumpy/cpu", "jumpy/cpu", "jumpy/cpu", "jumpy/cpu",
+                                                 "fail/cpu"}));
 }
 
 TEST(Printers, JsonFilePrinterRewritesTheFileAndFanOutReachesEveryPrinter) {

@@ -1,0 +1,123 @@
+#include "drivers/interleaved_rounds.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <thread>
+
+#include "core/plan.h"
+#include "core/rounds.h"
+
+namespace accelbench {
+
+namespace {
+
+// One case's rounds as they accumulate.
+struct CaseRounds {
+  std::vector<CaseResult> rounds;
+  int planned = 1;
+  double spent_s = 0;   // its rounds' wall time
+  bool final = false;   // all planned rounds done (or failed, or out of time)
+
+  int left() const { return final ? 0 : std::max(0, planned - static_cast<int>(rounds.size())); }
+};
+
+// When the planned rounds are done: one more round while they disagree beyond the target, each is
+// precise (more samples would not help), and the case has time for about one more round.
+bool wants_another_round(const CaseRounds& c, const RoundsPolicy& policy, double ci_target, double case_left_s) {
+  if (c.rounds.size() < 2 || c.planned >= policy.max_rounds) return false;
+  const auto merged = merge_rounds(c.rounds, ci_target);
+  const auto by_round = samples_by_round(merged);
+  const auto h = median_ci_hierarchical(by_round);
+  const double round_s = c.spent_s / static_cast<double>(c.rounds.size());
+  return rounds_agreement(by_round, h, ci_target).add_rounds && case_left_s > 0.5 * round_s;
+}
+
+class InterleavedRounds {
+ public:
+  InterleavedRounds(const InterleavedRoundsPlan& plan, CaseMeasurer& each_round, const InterleavedRoundsEvents& events)
+      : plan_(plan), each_round_(each_round), events_(events), cases_(plan.cases.size()) {
+    for (auto& c : cases_) c.planned = std::max(1, plan.policy.rounds);
+  }
+
+  std::vector<CaseResult> run() {
+    for (int pass = 0; rounds_left() > 0; ++pass) {
+      const std::size_t n = cases_.size();
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = pass % 2 == 0 ? k : n - 1 - k;  // every other pass in reverse
+        if (cases_[i].left() > 0) measure_round(i);
+      }
+    }
+    std::vector<CaseResult> out;
+    for (const auto& c : cases_) out.push_back(merged(c));
+    return out;
+  }
+
+ private:
+  int rounds_left() const {
+    int n = 0;
+    for (const auto& c : cases_) n += c.left();
+    return n;
+  }
+
+  CaseResult merged(const CaseRounds& c) const { return merge_rounds(c.rounds, plan_.options.settings.stopping.ci_target); }
+
+  // This round's time: the case's time left shared by its rounds left, and no more than the run's
+  // budget left shared by every round left.
+  double allowance(const CaseRounds& c) const {
+    const double case_left = std::max(0.0, plan_.max_per_case_s - c.spent_s) / static_cast<double>(c.left());
+    return budget_share(plan_.budget_s, case_left, spent_s_, static_cast<std::size_t>(rounds_left()));
+  }
+
+  void measure_round(std::size_t i) {
+    auto& c = cases_[i];
+    const double allowed = allowance(c);
+    if (!c.rounds.empty() && allowed <= 0) return finish(i);  // out of time: the rounds it has
+    if (measured_any_ && plan_.cooldown_s > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(plan_.cooldown_s));
+    measured_any_ = true;
+    auto options = plan_.options;
+    options.settings.stopping.max_time_s = allowed;
+    if (events_.round_started) events_.round_started(i, static_cast<int>(c.rounds.size()) + 1, c.planned, allowed);
+    c.rounds.push_back(each_round_.measure(plan_.cases[i], options, [&](const ProgressEvent& e) {
+      if (events_.progress) events_.progress(i, e);
+    }));
+    c.spent_s += c.rounds.back().wall_s;
+    spent_s_ += c.rounds.back().wall_s;
+    if (!c.rounds.back().ok()) {
+      finish(i);
+    } else if (c.left() == 0) {
+      if (wants_another_round(c, plan_.policy, plan_.options.settings.stopping.ci_target, plan_.max_per_case_s - c.spent_s))
+        ++c.planned;
+      else
+        finish(i);
+    }
+    if (events_.round_finished) {
+      std::vector<CaseResult> so_far;
+      for (const auto& x : cases_)
+        if (!x.rounds.empty()) so_far.push_back(merged(x));
+      events_.round_finished(so_far);
+    }
+  }
+
+  void finish(std::size_t i) {
+    cases_[i].final = true;
+    if (events_.case_finished) events_.case_finished(i, merged(cases_[i]));
+  }
+
+  const InterleavedRoundsPlan& plan_;
+  CaseMeasurer& each_round_;
+  const InterleavedRoundsEvents& events_;
+  std::vector<CaseRounds> cases_;
+  double spent_s_ = 0;
+  bool measured_any_ = false;
+};
+
+}  // namespace
+
+std::vector<CaseResult> measure_interleaved_rounds(const InterleavedRoundsPlan& plan, CaseMeasurer& each_round,
+                                                   const InterleavedRoundsEvents& events) {
+  return InterleavedRounds(plan, each_round, events).run();
+}
+
+}  // namespace accelbench
