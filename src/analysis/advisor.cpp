@@ -354,7 +354,7 @@ void advise_precision_case(const RunResult& run, const CaseResult& c, std::vecto
         out.push_back({"precision-faster", subject_of(c),
                        fmt::format("{} is {} faster than float32 (loss after the measured steps {:.4f} vs {:.4f}, {} "
                                    "against float32's); check the loss over a longer run before switching",
-                                   c.spec.dtype, figure, c.loss_after, base->loss_after, ""),  // SABOTAGE
+                                   c.spec.dtype, figure, c.loss_after, base->loss_after, gap),
                        {"speedup=" + figure, "loss_gap=" + gap}});
       } else if (r.high < 0.95) {
         out.push_back({"precision-slower", subject_of(c),

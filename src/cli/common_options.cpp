@@ -8,6 +8,7 @@
 #include "cli/option_checks.h"
 #include "core/durations.h"
 #include "core/errors.h"
+#include "core/model_spec.h"
 #include "drivers/isolated_measurer.h"
 #include "engine/engine.h"
 
@@ -27,6 +28,23 @@ void add_workload_input_options(CLI::App* cmd, WorkloadInputs& in, unsigned extr
     cmd->add_option("--text", in.text_path, "bert-base: labelled text, one 'LABEL<TAB>text' a line (default: synthetic)");
   cmd->add_option("--seq-len", in.seq_len, "bert-base sequence length")->capture_default_str();
   cmd->add_option("--seed", in.seed, "Seed for weights and data")->capture_default_str();
+  cmd->add_option("--model-file", in.model_file,
+                  "Your own model: a TorchScript file (tools/export_model.py); the case is named after the file");
+  cmd->add_option("--input", in.model_input,
+                  "With --model-file: its input, DIMS:DTYPE[:LOW..HIGH][,...] per sample, e.g. 3x224x224:float32 "
+                  "(default: the description embedded in the file)");
+  cmd->add_option("--target", in.model_target, "With --model-file: its loss: classes:N, mse:DIMS or loss (the model's own)");
+  cmd->add_option("--flops-per-sample", in.model_flops_per_sample,
+                  "With --model-file: training FLOPs per sample (default: the figure embedded in the file, if any)");
+}
+
+std::string model_or_file(const std::string& model, const WorkloadInputs& in, const std::string& model_flag) {
+  if (in.model_file.empty()) {
+    if (model.empty()) throw UsageError(fmt::format("{} or --model-file is required", model_flag));
+    return model;
+  }
+  if (!model.empty()) throw UsageError(fmt::format("{} and --model-file exclude each other (got both)", model_flag));
+  return model_file_case_name(in.model_file);
 }
 
 void check_workload_inputs(const WorkloadInputs& in) {
@@ -37,6 +55,21 @@ void check_workload_inputs(const WorkloadInputs& in) {
     throw UsageError(fmt::format("--text file not found: {}", in.text_path));
 }
 
+  if (in.model_file.empty()) {
+    if (!in.model_input.empty()) throw UsageError("--input needs --model-file");
+    if (!in.model_target.empty()) throw UsageError("--target needs --model-file");
+    if (in.model_flops_per_sample != 0) throw UsageError("--flops-per-sample needs --model-file");
+    return;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(in.model_file, ec)) throw UsageError(fmt::format("--model-file {}: no such file", in.model_file));
+  const auto name = model_file_case_name(in.model_file);
+  for (const auto& builtin : engine::workload_names())
+    if (name == builtin) throw UsageError(fmt::format("--model-file {}: its name is a built-in workload's; rename the file", in.model_file));
+  if (!in.model_input.empty()) parse_input_specs(in.model_input);
+  if (!in.model_target.empty()) parse_target_spec(in.model_target);
+  if (!(in.model_flops_per_sample >= 0 && in.model_flops_per_sample < 1e18))
+    throw UsageError(fmt::format("--flops-per-sample must be in [0, 1e18) (got {})", in.model_flops_per_sample));
 std::string max_time_flag(const std::string& unit) { return "--max-time-per-" + unit; }
 
 void add_timing_options(CLI::App* cmd, TimingFlags& f, const std::string& unit) {

@@ -35,14 +35,15 @@ struct ProfileCliOptions {
 
 int execute_profile(const ProfileCliOptions& o) {
   // Validate everything before building anything.
-  engine::check_workload(o.model);  // UsageError naming the available models
+  check_workload_inputs(o.inputs);
+  const auto model = model_or_file(o.model, o.inputs, "the model");
+  engine::check_workload(model, o.inputs);  // UsageError naming the available models
   check_batch_size(o.batch_size);
   if (o.steps < 1 || o.steps > 1000) throw UsageError(fmt::format("--steps must be in [1, 1000] (got {})", o.steps));
   if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
   if (o.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", o.top));
   check_threads(o.threads);
-  check_workload_inputs(o.inputs);
-  const CaseSpec spec{o.model, engine::describe_device(o.device).id, engine::canonical_precision(o.dtype), o.batch_size,
+  const CaseSpec spec{model, engine::describe_device(o.device).id, engine::canonical_precision(o.dtype), o.batch_size,
                       o.threads};
   if (!o.trace_path.empty()) check_writable(o.trace_path, "--trace");
   const bool json_stdout = o.json_path == "-";
@@ -52,7 +53,7 @@ int execute_profile(const ProfileCliOptions& o) {
   engine::check_precision(spec.dtype, spec.device);
 
   const ProfileOptions po{.inputs = o.inputs, .steps = o.steps, .warmup_steps = o.warmup, .trace_path = o.trace_path};
-  std::fprintf(stderr, "accelbench: profiling %s on %s: batch %lld, %d warm-up step%s, %d profiled step%s\n", o.model.c_str(),
+  std::fprintf(stderr, "accelbench: profiling %s on %s: batch %lld, %d warm-up step%s, %d profiled step%s\n", model.c_str(),
                spec.device.c_str(), static_cast<long long>(o.batch_size), o.warmup, o.warmup == 1 ? "" : "s", o.steps,
                o.steps == 1 ? "" : "s");
   const auto capture = profile_training(spec, po);
@@ -77,7 +78,7 @@ int execute_profile(const ProfileCliOptions& o) {
 void add_profile_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ProfileCliOptions>();
   auto* cmd = app.add_subcommand("profile", "Profile a few training steps op by op (kineto): self time, device time, copies, CPU fallbacks");
-  cmd->add_option("model", o->model, "Workload: mlp, cnn, transformer, resnet18, bert-base, dcgan")->required();
+  cmd->add_option("model", o->model, "Workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
   cmd->add_option("--device", o->device, "Device: cpu, cuda, cuda:1, mps, ...")->capture_default_str();
   cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--steps", o->steps, "Training steps profiled")->capture_default_str();

@@ -3,6 +3,7 @@
 // validated before anything is measured).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cli/common_options.h"
 #include "drivers/suite.h"
@@ -43,6 +44,7 @@ struct RunRequest {
   SuiteRequest suite;
   Timing timing;           // rounds: 3 by default, 2 with --quick
   std::string quick_note;
+  std::vector<std::string> models;  // --models, and the --model-file's case
 };
 RunRequest make_run_request(const RunFlags& flags, const CLI::App& cmd);
 

@@ -15,7 +15,7 @@
 namespace accelbench {
 
 void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set) {
-  cmd->add_option("--model", o.model, "The workload: mlp, cnn, transformer, resnet18, bert-base, dcgan")->required();
+  cmd->add_option("--model", o.model, "The workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
   if (set & kSweepDeviceOption) cmd->add_option("--device", o.device, "The device: cpu, cuda, cuda:1, mps")->required();
   if (set & kSweepBatchOption) cmd->add_option("--batch-size", o.batch_size, "Training batch size")->capture_default_str();
   if (set & kSweepDtypeOption)
@@ -41,7 +41,7 @@ namespace {
 nlohmann::json settings_of(const SweepCommonOptions& o, const SweepSetup& s, const std::string& kind) {
   const auto& st = s.measure.settings;
   return {{"sweep", kind},
-          {"models", nlohmann::json::array({o.model})},
+          {"models", nlohmann::json::array({s.base.workload})},
           {"dtypes", nlohmann::json::array({s.base.dtype})},
           {"threads", o.threads == 0 ? engine::host_threads() : o.threads},
           {"width", o.width},
@@ -76,8 +76,8 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   b.dtype = engine::canonical_precision(o.dtype);
   check_workload_inputs(o.inputs);
   if (cmd.count("--width") && o.width < 1) throw UsageError(fmt::format("--width must be at least 1 (got {})", o.width));
-  engine::check_workload(o.model);  // UsageError naming the models when unknown
-  b.workload = o.model;
+  b.workload = model_or_file(o.model, o.inputs, "--model");
+  engine::check_workload(b.workload, o.inputs);  // UsageError naming the models when unknown
   b.batch_size = o.batch_size;
   b.threads = o.threads;
   b.width = o.width;
@@ -104,6 +104,7 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
 }
 
 SweepEnvironment sweep_environment(SweepSetup& s, const std::string& command) {
+  if (!o.inputs.model_file.empty()) s.settings.update(nlohmann::json(o.inputs));  // the model file and its batch
   SweepEnvironment env;
   env.command = command;
   env.context = collect_context(s.settings);

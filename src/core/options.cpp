@@ -11,6 +11,9 @@ void to_json(json& j, const WorkloadInputs& v) {
   j = json{{"synthetic_forced", !v.use_real_data}, {"data_dir", v.data_dir}, {"variant", v.variant},
            {"text", v.text_path},                  {"seq_len", v.seq_len},   {"seed", v.seed},
            {"workers", v.workers}};
+  if (!v.model_file.empty())  // only for a model file: the context block of a built-in run is unchanged
+    j.update(json{{"model_file", v.model_file}, {"model_input", v.model_input}, {"model_target", v.model_target},
+                  {"model_flops_per_sample", v.model_flops_per_sample}});
 }
 void from_json(const json& j, WorkloadInputs& v) {
   bool synthetic = !v.use_real_data;
@@ -22,6 +25,10 @@ void from_json(const json& j, WorkloadInputs& v) {
   get_if(j, "seq_len", v.seq_len);
   get_if(j, "seed", v.seed);
   get_if(j, "workers", v.workers);
+  get_if(j, "model_file", v.model_file);
+  get_if(j, "model_input", v.model_input);
+  get_if(j, "model_target", v.model_target);
+  get_if(j, "model_flops_per_sample", v.model_flops_per_sample);
 }
 
 void to_json(json& j, const MeasureSettings& v) {

@@ -30,6 +30,13 @@ struct WorkloadInputs {
   // The data pipeline: -1 = off (batches staged on the device; compute only), else the number of
   // loader worker threads (0 = batches produced in the training thread when needed).
   int workers = -1;
+  // A model of the user's (accelbench run --model-file): a TorchScript file, its batch described in
+  // text (core/model_spec.h; empty: the description embedded in the file) and its training FLOPs per
+  // sample (0: the embedded figure, else unknown). The case is named after the file.
+  std::string model_file;
+  std::string model_input;
+  std::string model_target;
+  double model_flops_per_sample = 0;
 };
 
 struct MeasureSettings {

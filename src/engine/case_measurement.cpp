@@ -195,7 +195,7 @@ class CaseMeasurement {
     device_.synchronize();
     const auto t3 = Clock::now();
     r_.phases->forward.push_back(seconds_between(t0, t1));
-    r_.phases->backward.push_back(seconds_between(t2, t3));  // SABOTAGE
+    r_.phases->backward.push_back(seconds_between(t1, t2));
     r_.phases->optimizer.push_back(seconds_between(t2, t3));
     return seconds_between(t0, t3);
   }

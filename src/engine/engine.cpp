@@ -24,7 +24,7 @@ c10::DeviceType device_type(const std::string& device_id) {
 }  // namespace
 
 std::vector<std::string> workload_names() { return accelbench::workload_names(); }
-void check_workload(const std::string& name) { make_workload(name); }
+void check_workload(const std::string& name, const WorkloadInputs& inputs) { make_workload(name, inputs); }
 bool workload_has_width(const std::string& name) { return make_workload(name)->info().has_width; }
 
 std::vector<std::string> resolve_devices(const std::string& list) { return resolve_device_list(list); }
@@ -45,7 +45,7 @@ void validate_case(const CaseSpec& spec, const WorkloadInputs& inputs) {
   check.width = spec.width;
   check.checkpoint = spec.checkpoint;
   check.inputs = inputs;
-  validate_workload_options(*make_workload(spec.workload), check);
+  validate_workload_options(*make_workload(spec.workload, inputs), check);
 }
 
 int host_threads() { return at::get_num_threads(); }

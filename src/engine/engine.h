@@ -16,9 +16,10 @@
 
 namespace accelbench::engine {
 
-// Workloads, in the article's order; check_workload throws UsageError naming them when unknown.
+// Workloads, in the article's order; check_workload throws UsageError naming them when unknown
+// (a model file's case name is known when `inputs` name the file: --model-file).
 std::vector<std::string> workload_names();
-void check_workload(const std::string& name);
+void check_workload(const std::string& name, const WorkloadInputs& inputs = {});
 // Whether the workload has a hidden width (--width) or blocks to checkpoint (--checkpoint).
 bool workload_has_width(const std::string& name);
 

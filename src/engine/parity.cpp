@@ -49,7 +49,7 @@ ParityTrace train_for_parity(const CaseSpec& spec, const Workload& workload, Dev
 }
 
 ParityTrace EngineParityTrainer::train(const CaseSpec& spec, const MeasureOptions& options, int steps) {
-  auto workload = make_workload(spec.workload);
+  auto workload = make_workload(spec.workload, options.inputs);
   auto device = open_device(spec.device);
   return train_for_parity(spec, *workload, *device, options, steps);
 }

@@ -133,7 +133,7 @@ class Flattener {
 }  // namespace
 
 ProfileCapture profile_training(const CaseSpec& spec, const ProfileOptions& o) {
-  auto workload_ptr = make_workload(spec.workload);
+  auto workload_ptr = make_workload(spec.workload, o.inputs);
   auto device_ptr = open_device(spec.device);
   const Workload& workload = *workload_ptr;
   Device& device = *device_ptr;

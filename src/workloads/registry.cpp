@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/errors.h"
+#include "core/model_spec.h"
 #include "workloads/workload.h"
 
 namespace accelbench {
@@ -39,7 +40,19 @@ const std::vector<Entry>& entries() {
   }();
   return e;
 }
+
+// Workloads registered by a program built on the installed package (include/accelbench/accelbench.h),
+// after the built-ins. Filled by static initializers, before main.
+std::vector<std::pair<std::string, WorkloadFactory>>& registered() {
+  static std::vector<std::pair<std::string, WorkloadFactory>> r;
+  return r;
+}
 }  // namespace
+
+bool register_workload(const std::string& name, WorkloadFactory make) {
+  registered().emplace_back(name, std::move(make));
+  return true;
+}
 
 std::vector<std::string> workload_names() {
   std::vector<std::string> names;
@@ -47,10 +60,13 @@ std::vector<std::string> workload_names() {
   return names;
 }
 
-std::unique_ptr<Workload> make_workload(const std::string& name) {
+std::unique_ptr<Workload> make_workload(const std::string& name, const WorkloadInputs& inputs) {
   for (const auto& e : entries())
     if (name == e.name) return e.make();
   throw UsageError(fmt::format("unknown model '{}'; available: {}", name, fmt::join(workload_names(), ", ")));
+  for (const auto& r : registered())
+    if (name == r.first) return r.second();
+  if (!inputs.model_file.empty() && name == model_file_case_name(inputs.model_file)) return make_scripted_model_workload(name);
 }
 
 void validate_workload_options(const Workload& workload, const WorkloadOptions& options) {

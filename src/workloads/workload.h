@@ -5,6 +5,7 @@
 #include <c10/core/Device.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -96,8 +97,14 @@ class Workload {
 };
 
 // Registry
-std::vector<std::string> workload_names();                 // in the article's order
-std::unique_ptr<Workload> make_workload(const std::string& name);  // UsageError when unknown
+std::vector<std::string> workload_names();                 // in the article's order, then those registered
+// Adds a workload of a program built on the installed package (ACCELBENCH_REGISTER_WORKLOAD in
+// include/accelbench/accelbench.h); returns true (for a static initializer).
+using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
+bool register_workload(const std::string& name, WorkloadFactory make);
+// UsageError when unknown. A model file (inputs.model_file) is the workload named after the file
+// (model_file_case_name): a TorchScript module (scripted_model.cpp).
+std::unique_ptr<Workload> make_workload(const std::string& name, const WorkloadInputs& inputs = {});
 // The options' checks common to every workload (--width, --checkpoint where the workload has
 // them), then the workload's own validate(). Throws UsageError (one line).
 void validate_workload_options(const Workload& workload, const WorkloadOptions& options);
@@ -107,5 +114,6 @@ std::unique_ptr<Workload> make_transformer_workload();
 std::unique_ptr<Workload> make_resnet18_workload();
 std::unique_ptr<Workload> make_bert_base_workload();
 std::unique_ptr<Workload> make_dcgan_workload();
+std::unique_ptr<Workload> make_scripted_model_workload(const std::string& name);
 
 }  // namespace accelbench
