@@ -53,8 +53,6 @@ void check_workload_inputs(const WorkloadInputs& in) {
   if (in.workers < -1) throw UsageError(fmt::format("--workers must be 0 or more (got {})", in.workers));
   if (!in.text_path.empty() && !std::filesystem::exists(in.text_path))
     throw UsageError(fmt::format("--text file not found: {}", in.text_path));
-}
-
   if (in.model_file.empty()) {
     if (!in.model_input.empty()) throw UsageError("--input needs --model-file");
     if (!in.model_target.empty()) throw UsageError("--target needs --model-file");
@@ -70,6 +68,8 @@ void check_workload_inputs(const WorkloadInputs& in) {
   if (!in.model_target.empty()) parse_target_spec(in.model_target);
   if (!(in.model_flops_per_sample >= 0 && in.model_flops_per_sample < 1e18))
     throw UsageError(fmt::format("--flops-per-sample must be in [0, 1e18) (got {})", in.model_flops_per_sample));
+}
+
 std::string max_time_flag(const std::string& unit) { return "--max-time-per-" + unit; }
 
 void add_timing_options(CLI::App* cmd, TimingFlags& f, const std::string& unit) {

@@ -92,6 +92,7 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   s.measure.inputs = o.inputs;
   s.measure.settings = timing.settings;
   s.settings = settings_of(o, s, kind);
+  if (!o.inputs.model_file.empty()) s.settings.update(nlohmann::json(o.inputs));  // the model file and its batch
   if (set & kSweepBatchOption) s.settings["batch_size"] = o.batch_size;
   if (!b.device.empty()) s.settings["devices"] = nlohmann::json::array({b.device});
   // The history is opened (created, migrated, or refused when damaged) before anything is measured.
@@ -104,7 +105,6 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
 }
 
 SweepEnvironment sweep_environment(SweepSetup& s, const std::string& command) {
-  if (!o.inputs.model_file.empty()) s.settings.update(nlohmann::json(o.inputs));  // the model file and its batch
   SweepEnvironment env;
   env.command = command;
   env.context = collect_context(s.settings);
