@@ -57,16 +57,17 @@ bool register_workload(const std::string& name, WorkloadFactory make) {
 std::vector<std::string> workload_names() {
   std::vector<std::string> names;
   for (const auto& e : entries()) names.push_back(e.name);
+  for (const auto& r : registered()) names.push_back(r.first);
   return names;
 }
 
 std::unique_ptr<Workload> make_workload(const std::string& name, const WorkloadInputs& inputs) {
   for (const auto& e : entries())
     if (name == e.name) return e.make();
-  throw UsageError(fmt::format("unknown model '{}'; available: {}", name, fmt::join(workload_names(), ", ")));
   for (const auto& r : registered())
     if (name == r.first) return r.second();
   if (!inputs.model_file.empty() && name == model_file_case_name(inputs.model_file)) return make_scripted_model_workload(name);
+  throw UsageError(fmt::format("unknown model '{}'; available: {}", name, fmt::join(workload_names(), ", ")));
 }
 
 void validate_workload_options(const Workload& workload, const WorkloadOptions& options) {
