@@ -50,7 +50,9 @@ std::string model_or_file(const std::string& model, const WorkloadInputs& in, co
 void check_workload_inputs(const WorkloadInputs& in) {
   check_seq_len(in.seq_len);
   check_data_dir(in.data_dir);
-  if (in.workers < -1) throw UsageError(fmt::format("--workers must be 0 or more (got {})", in.workers));
+  if (!in.variant.empty() && in.variant != "torchvision" && in.variant != "cifar")
+    throw UsageError(fmt::format("unknown --variant '{}'; available: torchvision, cifar (resnet18)", printable(in.variant)));
+  if (in.workers < -1 || in.workers > 256) throw UsageError(fmt::format("--workers must be in [0, 256] (got {})", in.workers));
   if (!in.text_path.empty() && !std::filesystem::exists(in.text_path))
     throw UsageError(fmt::format("--text file not found: {}", in.text_path));
   if (in.model_file.empty()) {
@@ -92,19 +94,19 @@ void add_timing_options(CLI::App* cmd, TimingFlags& f, const std::string& unit) 
 
 Timing parse_timing(const TimingFlags& f, const std::string& unit, int default_rounds) {
   check_stopping(f.ci_target, f.min_samples);
-  if (f.rounds != -1 && (f.rounds < 1 || f.rounds > 100)) throw UsageError(fmt::format("--rounds must be in [1, 100] (got {})", f.rounds));
+  if (f.rounds != kRoundsNotGiven && (f.rounds < 1 || f.rounds > 100)) throw UsageError(fmt::format("--rounds must be in [1, 100] (got {})", f.rounds));
   Timing t;
   t.rounds = f.rounds > 0 ? f.rounds : default_rounds;
   t.in_process_rounds = f.in_process_rounds;
-  t.max_per_case_s = parse_duration_seconds(f.max_time);
+  t.max_per_case_s = parse_duration_seconds(f.max_time, max_time_flag(unit).c_str());
   if (t.max_per_case_s <= 0) throw UsageError(max_time_flag(unit) + " must be positive");
   t.budget_s = parse_budget_seconds(f.budget, "--budget");  // "none": 0, no budget; "0s" is refused
   auto& s = t.settings;
   s.stopping.ci_target = f.ci_target;
   s.stopping.min_samples = f.min_samples;
-  s.stopping.min_time_s = parse_duration_seconds(f.min_time);
+  s.stopping.min_time_s = parse_duration_seconds(f.min_time, "--min-time");
   s.stopping.max_time_s = t.max_per_case_s;
-  s.min_sample_time_s = parse_duration_seconds(f.min_sample_time);
+  s.min_sample_time_s = parse_duration_seconds(f.min_sample_time, "--min-sample-time");
   s.telemetry = !f.no_telemetry;
   return t;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The flags that run, the sweeps and profile share, each declared once here and filling the
 // records of core/options.h, with their checks (one-line UsageError before anything is measured).
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -26,6 +27,8 @@ void check_workload_inputs(const WorkloadInputs& inputs);
 // The case's workload: the model given with `model_flag`, or the model file's case name
 // (--model-file); UsageError when neither or both are given.
 std::string model_or_file(const std::string& model, const WorkloadInputs& inputs, const std::string& model_flag);
+inline constexpr int kRoundsNotGiven = INT_MIN;
+
 
 // The stopping rule and time limits as typed on the command line (durations are text: "0.5s").
 struct TimingFlags {
@@ -36,7 +39,7 @@ struct TimingFlags {
   std::string budget;              // shared among them; "none": no budget
   std::string min_sample_time = "1ms";
   bool no_telemetry = false;
-  int rounds = -1;                 // -1: the command's default
+  int rounds = kRoundsNotGiven;    // the command's default; any value typed (-1 too) is checked
   bool in_process_rounds = false;  // rounds in this process (a fresh model each) instead of fresh processes
 };
 // `unit` is "case" (--max-time-per-case) or "point" (--max-time-per-point).

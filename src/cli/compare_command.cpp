@@ -1,6 +1,7 @@
 // accelbench compare A B: per case, B's step time against A's: the ratio with its CI and a verdict
 // (SAME / FASTER / SLOWER / UNCERTAIN) from a Mann-Whitney U test and a minimum effect size.
-// Exit codes: 0, or 1 when --fail-above is given and a case got SLOWER by more than it; 2 bad input.
+// Exit codes: 0, or 1 when --fail-above is given and a case got SLOWER by more than it (or no case is in
+// common); 2 bad input (a published run such as article-m2 included: it has no samples to test).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,6 +13,7 @@
 #include "cli/commands.h"
 #include "core/durations.h"
 #include "core/errors.h"
+#include "report/article_reference.h"
 #include "report/terminal_table.h"
 #include "store/history_store.h"
 #include "store/run_source.h"
@@ -37,6 +39,11 @@ int execute_compare(const CompareCliOptions& o) {
   const std::string db = o.db.empty() ? HistoryStore::default_path() : o.db;
   const auto a = load_run_source(o.a, db);
   const auto b = load_run_source(o.b, db);
+  for (const auto* src : {&a, &b})
+    if (is_published_run(src->run))
+      throw UsageError(fmt::format("{} holds published figures (whole-training times, no samples), which compare cannot "
+                                   "test: compare two measured runs; `accelbench report RUN` shows a run's speed-ups beside "
+                                   "the article's", src->name));
   const auto cmp = compare_runs(a.run, b.run, co);
 
   std::cout << fmt::format("A: {} (torch {}, {})\nB: {} (torch {}, {})\n\n", a.name, a.run.context.torch_version,
@@ -61,6 +68,10 @@ int execute_compare(const CompareCliOptions& o) {
                            "within +-{:g}% when not significant.\n",
                            counts[Verdict::Slower], counts[Verdict::Faster], counts[Verdict::Same], counts[Verdict::Uncertain],
                            co.alpha, 100 * co.min_effect, 100 * co.equivalence_margin);
+  if (fail_above >= 0 && cmp.cases.empty()) {
+    std::fprintf(stderr, "accelbench: --fail-above: no case in common between A and B, so nothing was checked\n");
+    return 1;
+  }
   if (fail_above >= 0) {
     const auto bad = regressions_beyond(cmp, fail_above);
     if (!bad.empty()) {
@@ -81,8 +92,9 @@ void add_compare_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "compare",
       "Compare run B against run A, case by case: ratio, CI, verdict SAME/FASTER/SLOWER/UNCERTAIN.\n"
-      "Exit codes: 0 ok; 1 with --fail-above when a case got SLOWER by more than it; 2 bad input.");
-  cmd->add_option("A", o->a, "Baseline: a run id or uid (accelbench history), a JSON file, or article-m2")->required();
+      "Exit codes: 0 ok; 1 with --fail-above when a case got SLOWER by more than it, or no case is in common; "
+      "2 bad input.");
+  cmd->add_option("A", o->a, "Baseline: a run id or uid (accelbench history) or a JSON file")->required();
   cmd->add_option("B", o->b, "Candidate, the same way")->required();
   cmd->add_option("--db", o->db, "History database (default: $XDG_DATA_HOME/accelbench/history.db)");
   cmd->add_option("--fail-above", o->fail_above, "Exit 1 when a case got SLOWER by more than this, e.g. 5%");

@@ -41,7 +41,6 @@ int execute_history(const HistoryOptions& o) {
     return 0;
   }
   HistoryStore store(db, HistoryAccess::kReadOnly);
-  const std::size_t limit = parse_count(o.limit, "--limit", std::numeric_limits<std::size_t>::max());
   HistoryFilter filter{o.model, o.device, 0};
   auto runs = store.list_runs(filter);
   const std::size_t total = runs.size();
@@ -53,6 +52,7 @@ int execute_history(const HistoryOptions& o) {
     return 0;
   }
   std::vector<std::vector<std::string>> t{{"id", "uid", "when (UTC)", "command", "torch", "host", "cases", "wall"}};
+  const std::size_t limit = parse_count(o.limit, "--limit", std::numeric_limits<std::size_t>::max());  // checked first
   for (const auto& r : runs)
     t.push_back({std::to_string(r.id), r.uid, when(r.timestamp_utc.empty() ? r.stored_utc : r.timestamp_utc), r.command,
                  r.torch_version, r.host, std::to_string(r.case_count), format_duration(r.wall_s)});

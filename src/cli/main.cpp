@@ -10,6 +10,8 @@
 
 #include "cli/commands.h"
 #include "cli/crash_handler.h"
+#include "cli/help_format.h"
+#include "cli/option_checks.h"
 #include "core/build_info.h"
 #include "core/errors.h"
 #include "engine/engine.h"
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    check_raw_values(app);  // empty values, negative unsigned and beyond-64-bit numbers, for every option
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);

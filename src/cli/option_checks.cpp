@@ -1,9 +1,11 @@
 #include "cli/option_checks.h"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <thread>
 #include <fstream>
@@ -12,6 +14,39 @@
 #include "core/safe_write.h"
 
 namespace accelbench {
+
+namespace {
+std::string trimmed(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+void check_raw_value(const CLI::Option& opt, const std::string& raw) {
+  const std::string name = opt.get_positional() ? opt.get_name(true) : opt.get_name();  // "--seed", "RUN"
+  const std::string v = trimmed(raw);
+  if (v.empty()) throw UsageError(fmt::format("{} needs a value (got an empty one)", name));
+  const std::string type = opt.get_type_name();
+  if (type != "INT" && type != "UINT") return;
+  if (type == "UINT" && v.front() == '-')
+    throw UsageError(fmt::format("{} must not be negative (got '{}')", name, printable(v)));
+  const char* first = v.data() + (v.front() == '+' ? 1 : 0);
+  std::int64_t as_signed = 0;
+  std::uint64_t as_unsigned = 0;
+  const auto r = type == "UINT" ? std::from_chars(first, v.data() + v.size(), as_unsigned)
+                                : std::from_chars(first, v.data() + v.size(), as_signed);
+  if (r.ec == std::errc::result_out_of_range)
+    throw UsageError(fmt::format("{} is out of range (got '{}')", name, printable(v)));
+}
+}  // namespace
+
+void check_raw_values(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size_max() == 0 || opt->get_expected_min() == 0) continue;  // a flag, or a value that may be left out
+    for (const auto& raw : opt->results()) check_raw_value(*opt, raw);
+  }
+  for (const CLI::App* sub : app.get_subcommands()) check_raw_values(*sub);
+}
 
 void check_writable(const std::string& path, const char* option) {
   namespace fs = std::filesystem;
@@ -47,13 +82,13 @@ std::size_t parse_count(const std::string& text, const char* option, std::size_t
   return static_cast<std::size_t>(v);
 }
 
-void check_threads(int threads) {
-  if (threads < 0) throw UsageError(fmt::format("--threads must be 0 (torch's default) or more (got {})", threads));
+void check_threads(int threads, const char* option) {
+  if (threads < 0) throw UsageError(fmt::format("{} must be 0 (torch's default) or more (got {})", option, threads));
   // More threads than a few per logical core only oversubscribe the CPU (and absurd counts crashed
   // inside the thread pool's allocation).
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (threads > kMaxThreadsPerCore * cores)
-    throw UsageError(fmt::format("--threads must be at most {} ({} per logical core on this machine's {}; got {})",
+    throw UsageError(fmt::format("{} must be at most {} ({} per logical core on this machine's {}; got {})", option,
                                  kMaxThreadsPerCore * cores, kMaxThreadsPerCore, cores, threads));
 }
 
@@ -65,11 +100,21 @@ void check_batch_size(std::int64_t batch, const char* option) {
 void check_stopping(double ci_target, std::size_t min_samples) {
   if (!(ci_target > 0 && ci_target < 1))
     throw UsageError(fmt::format("--ci-target must be a fraction in (0, 1), e.g. 0.02 for +-2% (got {})", ci_target));
-  if (min_samples < 1) throw UsageError("--min-samples must be at least 1");
+  if (min_samples < 1 || min_samples > kMaxMinSamples)
+    throw UsageError(fmt::format("--min-samples must be in [1, {}] (got {})", kMaxMinSamples, min_samples));
 }
 
 void check_seq_len(std::int64_t seq_len) {
   if (seq_len < 2 || seq_len > 512) throw UsageError(fmt::format("--seq-len must be in [2, 512] (got {})", seq_len));
+}
+
+void check_db_folder(const std::string& db_path) {
+  if (db_path.empty()) return;
+  const auto parent = std::filesystem::path(db_path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw UsageError(fmt::format("--db {}: folder {} does not exist (create it, or leave --db out for the default history)",
+                                 db_path, parent.string()));
 }
 
 void check_data_dir(const std::string& data_dir) {

@@ -40,7 +40,7 @@ int execute_profile(const ProfileCliOptions& o) {
   engine::check_workload(model, o.inputs);  // UsageError naming the available models
   check_batch_size(o.batch_size);
   if (o.steps < 1 || o.steps > 1000) throw UsageError(fmt::format("--steps must be in [1, 1000] (got {})", o.steps));
-  if (o.warmup < 0) throw UsageError(fmt::format("--warmup must be 0 or more (got {})", o.warmup));
+  if (o.warmup < 0 || o.warmup > 1000) throw UsageError(fmt::format("--warmup must be in [0, 1000] (got {})", o.warmup));
   if (o.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", o.top));
   check_threads(o.threads);
   const CaseSpec spec{model, engine::describe_device(o.device).id, engine::canonical_precision(o.dtype), o.batch_size,

@@ -38,7 +38,11 @@ int execute_sweep_batch(const SweepBatchOptions& o, const CLI::App& cmd) {
   r.from = o.from;
   r.isolated = !o.no_isolate;
   if (!o.memory_limit.empty()) {
-    r.memory_limit_bytes = parse_memory_size(o.memory_limit);
+    try {
+      r.memory_limit_bytes = parse_memory_size(o.memory_limit);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--memory-limit: {}", e.what()));
+    }
     engine::check_memory_limit(r.base.device, r.memory_limit_bytes);
   }
   r.to_default = cmd.count("--to") == 0;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/sweep_common.h"
 #include "core/errors.h"
 #include "drivers/setting_sweep.h"
@@ -22,6 +23,7 @@ struct SweepThreadsOptions {
 int execute_sweep_threads(const SweepThreadsOptions& o, const CLI::App& cmd) {
   if (cmd.count("--max-threads") && o.max_threads < 1)
     throw UsageError(fmt::format("--max-threads must be at least 1 (got {})", o.max_threads));
+  check_threads(o.max_threads, "--max-threads");  // at most 4 per logical core
   auto s = prepare_sweep(o.common, cmd, kSweepBatchOption | kSweepDtypeOption, "threads");
   SettingSweepRequest r;
   r.kind = "threads";

@@ -9,18 +9,20 @@
 
 namespace accelbench {
 
-double parse_duration_seconds(std::string_view text) {
+double parse_duration_seconds(std::string_view text, const char* option) {
+  // "--min-time: invalid duration 'abc'" when the option is known.
   const std::string original = printable(text);
+  const std::string invalid = option ? fmt::format("{}: invalid duration '{}'", option, original)
+                                     : fmt::format("invalid duration '{}'", original);
   auto bad = [&]() {
-    return UsageError(fmt::format("invalid duration '{}': use e.g. 90s, 4m, 1h30m, 250ms or a number of seconds "
-                                  "(0 to {})",
-                                  original, kMaxDurationText));
+    return UsageError(fmt::format("{}: use e.g. 90s, 4m, 1h30m, 250ms or a number of seconds (0 to {})", invalid,
+                                  kMaxDurationText));
   };
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   if (text.empty()) throw bad();
   if (text.front() == '-')
-    throw UsageError(fmt::format("invalid duration '{}': must not be negative (0 to {})", original, kMaxDurationText));
+    throw UsageError(fmt::format("{}: must not be negative (0 to {})", invalid, kMaxDurationText));
   double total = 0;
   bool any = false;
   while (!text.empty()) {
@@ -29,7 +31,7 @@ double parse_duration_seconds(std::string_view text) {
     double value = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec == std::errc::result_out_of_range)
-      throw UsageError(fmt::format("invalid duration '{}': too large (0 to {})", original, kMaxDurationText));
+      throw UsageError(fmt::format("{}: too large (0 to {})", invalid, kMaxDurationText));
     if (ec != std::errc() || ptr == text.data()) throw bad();
     text.remove_prefix(static_cast<std::size_t>(ptr - text.data()));
     std::size_t n = 0;
@@ -49,7 +51,7 @@ double parse_duration_seconds(std::string_view text) {
     if (!std::isfinite(value) || value < 0) throw bad();
     total += value * scale;
     if (!std::isfinite(total) || total > kMaxDurationSeconds)
-      throw UsageError(fmt::format("invalid duration '{}': too large (0 to {})", original, kMaxDurationText));
+      throw UsageError(fmt::format("{}: too large (0 to {})", invalid, kMaxDurationText));
     any = true;
   }
   return total;
@@ -60,7 +62,7 @@ double parse_budget_seconds(std::string_view text, const char* option) {
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
   if (t == "none") return 0;
-  const double s = parse_duration_seconds(text);
+  const double s = parse_duration_seconds(text, option);
   if (!(s > 0))
     throw UsageError(fmt::format("{} {}: must be positive (up to {}); use 'none' for no budget", option, printable(text),
                                  kMaxDurationText));

@@ -15,7 +15,7 @@ inline constexpr const char* kMaxDurationText = "720h (30 days)";
 
 // Seconds in [0, kMaxDurationSeconds]. Throws UsageError (one line, with the accepted range) on
 // anything else: a negative value, NaN/inf, a number too large, an unknown unit, trailing junk.
-double parse_duration_seconds(std::string_view text);
+double parse_duration_seconds(std::string_view text, const char* option = nullptr);  // option: named in the message
 
 // A time budget (--budget): "none" gives 0, meaning no budget; otherwise a positive duration as
 // above. "0s" is refused ("must be positive; use 'none' for no budget") rather than silently

@@ -160,7 +160,7 @@ std::string describe_crossover(const Crossover& c, const std::string& axis) {
 }
 
 std::uint64_t parse_memory_size(std::string_view text) {
-  const std::string original(text);
+  const std::string original = printable(text);  // quoted on one line: a newline shows as \n
   auto bad = [&]() {
     return UsageError(fmt::format("invalid memory size '{}': use e.g. 16GiB, 512MiB, 8GB or a number of bytes", original));
   };

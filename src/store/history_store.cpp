@@ -37,9 +37,19 @@ std::string now_utc() {
 }
 
 std::string random_uid() {
-  static thread_local std::mt19937_64 rng{std::random_device{}() ^
-                                          static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
-  return fmt::format("{:08x}", static_cast<std::uint32_t>(rng()));
+  struct Generator {
+    std::mt19937_64 rng;
+    pid_t seeded_in = -1;
+  };
+  static thread_local Generator g;
+  if (const pid_t pid = ::getpid(); g.seeded_in != pid) {
+    std::random_device rd;
+    const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    std::seed_seq seq{rd(), rd(), static_cast<unsigned>(pid), static_cast<unsigned>(now), static_cast<unsigned>(now >> 32)};
+    g.rng.seed(seq);
+    g.seeded_in = pid;
+  }
+  return fmt::format("{:08x}", static_cast<std::uint32_t>(g.rng()));
 }
 
 // SQLITE_BUSY / SQLITE_LOCKED: another connection holds the lock. SQLite's busy handler does not

@@ -161,9 +161,26 @@ TEST_F(ResultsCli, CompareJsonFiles) {
   r = cli(fmt::format("compare {} {} --fail-above 5%", jb, ja));
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0 SLOWER, 6 FASTER"), std::string::npos) << r.out;
-  // against the article's published figures: no samples, so nothing can be decided
-  r = cli(fmt::format("compare article-m2 {}", ja));
-  EXPECT_EQ(r.code, 0) << r.err;
+  // the article's published figures have no samples and are whole-training times: refused, on either
+  // side, with a one-line reason that points to `report` (not "No case in common" and exit 0)
+  for (const auto& args : {fmt::format("compare article-m2 {}", ja), fmt::format("compare {} article-m2", ja)}) {
+    r = cli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("published figures"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("accelbench report"), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.out.find("No case in common"), std::string::npos) << r.out;
+  }
+  // --fail-above with no case in common has checked nothing: exit 1, said so
+  SyntheticOptions other = a;
+  other.batch_sizes = {32};  // every case at another batch size
+  const auto jc = write_run("c.json", other);
+  r = cli(fmt::format("compare {} {} --fail-above 5%", ja, jc));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("No case in common."), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("no case in common"), std::string::npos) << r.err;
+  r = cli(fmt::format("compare {} {}", ja, jc));
+  EXPECT_EQ(r.code, 0) << "without --fail-above it only reports: " << r.err;
 }
 
 TEST_F(ResultsCli, BadInputIsOneLineExitTwoAndNoFile) {

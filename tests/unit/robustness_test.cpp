@@ -217,6 +217,13 @@ TEST(RobustDurations, FuzzFindingNewlineInValueStaysOneLine) {
 TEST(RobustSizes, MemorySizeEdges) {
   for (const char* text : {"-1", "0", "nan", "inf", "1e30", "1e400", "16 GiB junk", "GiB", "0.1"})
     EXPECT_TRUE(has(error_of([&] { parse_memory_size(text); }), "invalid memory size")) << text;
+  // A newline or another control character in the value is quoted escaped: the message stays one line.
+  for (const char* text : {"16GiB\njunk", "x\ny", "-1\n", "\x01\x02"}) {
+    const auto msg = error_of([&] { parse_memory_size(text); });
+    EXPECT_EQ(msg.find_first_of("\n\r\x01"), std::string::npos) << msg;
+    EXPECT_TRUE(has(msg, "invalid memory size")) << msg;
+  }
+  EXPECT_TRUE(has(error_of([] { parse_memory_size("16GiB\njunk"); }), "'16GiB\\njunk'"));
 }
 
 // ---- results JSON (from_json of the run schema) -------------------------------------------------

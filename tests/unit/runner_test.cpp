@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -78,18 +79,65 @@ TEST(Runner, NanLossStopsTheCaseWithAClearMessage) {
   EXPECT_EQ(r.failure, FailureKind::diverged);
 }
 
+// A workload whose phases take known times (sleeps): forward 2 ms, backward 6 ms, optimizer 12 ms.
+class PhasedSleepWorkload : public Workload {
+ public:
+  WorkloadInfo info() const override { return {"phased", "test", 100, "samples", 1, 1}; }
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions&) const override {
+    struct Task : TrainingTask {
+      at::Tensor w = torch::ones({1}, torch::requires_grad());
+      static void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+      at::Tensor forward_loss() override {
+        sleep_ms(2);
+        return (w * 2).sum();
+      }
+      void backward(const at::Tensor& l) override {
+        sleep_ms(6);
+        l.backward();
+      }
+      void optimizer_step() override {
+        sleep_ms(12);
+        w.mutable_grad().reset();
+      }
+      double evaluation_loss() override { return 1.0; }
+      std::int64_t parameter_count() const override { return 1; }
+      std::string data_source() const override { return "none"; }
+      bool synthetic_data() const override { return true; }
+      std::string optimizer_description() const override { return "none"; }
+    };
+    return std::make_unique<Task>();
+  }
+};
+
+// Each phase's time is checked against what that phase really takes (not the sum of the phases
+// against the sample, which is their sum by construction): a phase timed at the wrong boundaries,
+// or recorded under another phase's name, is off by milliseconds.
 TEST(Runner, PhasesAreRecordedPerSample) {
   auto cpu = open_device("cpu");
-  auto w = make_workload("mlp");
+  PhasedSleepWorkload w;
   auto o = quick();
   o.settings.phases = true;
-  const auto r = measure_case({"mlp", "cpu", "float32", 16, 0}, *w, *cpu, o);
+  const auto r = measure_case({"phased", "cpu", "float32", 1, 0}, w, *cpu, o);
   ASSERT_TRUE(r.ok()) << r.error;
   ASSERT_TRUE(r.phases.has_value());
-  EXPECT_EQ(r.phases->forward.size(), r.samples.size());
   EXPECT_EQ(r.steps_per_sample, 1);
-  for (std::size_t i = 0; i < r.samples.size(); ++i)
-    EXPECT_NEAR(r.phases->forward[i] + r.phases->backward[i] + r.phases->optimizer[i], r.samples[i], 1e-3);
+  ASSERT_GE(r.samples.size(), 5u);
+  EXPECT_EQ(r.phases->forward.size(), r.samples.size());
+  EXPECT_EQ(r.phases->backward.size(), r.samples.size());
+  EXPECT_EQ(r.phases->optimizer.size(), r.samples.size());
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  // A sleep never ends early; it may end late on a loaded machine (3 ms of slack for the median).
+  const double fwd = median(r.phases->forward), bwd = median(r.phases->backward), opt = median(r.phases->optimizer);
+  EXPECT_GE(fwd, 0.002);
+  EXPECT_LT(fwd, 0.005);
+  EXPECT_GE(bwd, 0.006);
+  EXPECT_LT(bwd, 0.009);
+  EXPECT_GE(opt, 0.012);
+  EXPECT_LT(opt, 0.015);
+  EXPECT_GE(r.stats.median, 0.020);  // the sample is the whole step
 }
 
 // A workload whose step takes about 1 ms (a sleep), whatever the machine's load.

@@ -237,6 +237,12 @@ TEST_F(StoreTest, NewerSchemaIsRefused) {
 
 TEST_F(StoreTest, TwoConcurrentWriterProcessesLoseNothing) {
   constexpr int kWriters = 2, kRunsEach = 25;
+  // The parent draws uids first: children forked from it must not go on with its generator's
+  // sequence, each drawing the other's uids (random_uid reseeds in each process).
+  {
+    HistoryStore parent((dir_ / "parent.db").string());
+    parent.save_run(make_run());
+  }
   // Both start on a database that does not exist yet: they race on its creation and migration too.
   int go[2];
   ASSERT_EQ(::pipe(go), 0);

@@ -646,19 +646,55 @@ TEST(TelemetryJson, RoundTripAndUnavailableFigures) {
   EXPECT_EQ(nlohmann::json(back), j);
 }
 
-// --- this machine (no assertion on what it has: prints it) ------------------------------------------
+// --- this machine: whatever it has, each source either gives what it claims or says why not ---------
+
+namespace {
+// Whether a reading holds the figure a source says it gives (throttle, a flag, is not counted).
+bool reading_has(const TelemetryReading& r, const std::string& figure) {
+  if (figure == "energy") return r.energy_j.has_value();
+  if (figure == "power") return r.power_w.has_value();
+  if (figure == "temperature") return r.temperature_c.has_value();
+  if (figure == "clock") return r.clock_mhz.has_value();
+  if (figure == "memory") return r.memory_bytes.has_value();
+  return false;
+}
+}  // namespace
 
 TEST(ThisMachine, EverySourceIsAvailableOrSaysWhy) {
+  bool process_seen = false;
   for (const auto& s : all_telemetry_sources()) {
+    SCOPED_TRACE(s->name());
     if (s->available()) {
-      EXPECT_TRUE(s->unavailable_reason().empty() || true);
       std::printf("  %-22s available: %s\n", s->name().c_str(), s->description().c_str());
+      EXPECT_TRUE(s->unavailable_reason().empty()) << "available, yet a reason: " << s->unavailable_reason();
+      EXPECT_FALSE(s->description().empty());
+      // Two readings (a power derived from an energy counter needs two): at least one figure the
+      // source marks available is in the second.
       (void)s->read();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const auto r = s->read();
+      std::vector<std::string> claimed, given;
+      for (const auto& f : s->figures()) {
+        if (!f.available || f.figure == "throttle") continue;
+        claimed.push_back(f.figure);
+        if (reading_has(r, f.figure)) given.push_back(f.figure);
+      }
+      if (!claimed.empty()) EXPECT_FALSE(given.empty()) << "none of the figures it claims is in a reading";
+      if (s->name() == "process") {
+        process_seen = true;
+        ASSERT_TRUE(r.memory_bytes.has_value());
+        EXPECT_GT(*r.memory_bytes, 1 << 20) << "this process's resident set is more than 1 MiB";
+      }
     } else {
-      EXPECT_FALSE(s->unavailable_reason().empty()) << s->name();
       std::printf("  %-22s unavailable: %s\n", s->name().c_str(), s->unavailable_reason().c_str());
+      EXPECT_FALSE(s->unavailable_reason().empty());
+      EXPECT_EQ(s->unavailable_reason().find('\n'), std::string::npos);
+      for (const auto& f : s->figures()) EXPECT_FALSE(f.available) << f.figure << " of an unavailable source";
     }
   }
+#if defined(__linux__) || defined(__APPLE__)
+  EXPECT_TRUE(process_seen) << "the process source reads /proc/self/status (Linux) or task_info (macOS): always there";
+#endif
 }
 
 // --- the energy window: a counter's update period, k periods at least, mean power <= peak ----------
