@@ -10,7 +10,6 @@
 
 #include "cli/commands.h"
 #include "cli/crash_handler.h"
-#include "cli/help_format.h"
 #include "cli/option_checks.h"
 #include "core/build_info.h"
 #include "core/errors.h"
