@@ -7,7 +7,7 @@ set -euo pipefail
 build=$1 src=$2 py=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; exit 1; }
+cmake --install "$build" --component dev --prefix "$tmp/prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; exit 1; }
 test -f "$tmp/prefix/include/accelbench/accelbench.h"
 cmake -S "$src/examples/custom_workload" -B "$tmp/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/configure.log" || { cat "$tmp/configure.log"; exit 1; }
