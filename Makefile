@@ -8,7 +8,7 @@ ARGS        ?=
 # Point at another libtorch with TORCH_PREFIX=/path/to/libtorch (skips the .venv torch).
 TORCH_PREFIX ?=
 
-.PHONY: all setup configure build run test test-all clean fuzz test-asan
+.PHONY: all setup configure build run test test-all clean fuzz test-asan install
 
 all: build
 
@@ -29,11 +29,19 @@ build: configure
 run: build
 	./$(BUILD)/accelbench run $(ARGS)
 
+# Installs the binary, its man page and bash/zsh/fish completions under PREFIX (bin/, share/man,
+# share/bash-completion, share/zsh, share/fish), e.g. make install PREFIX=$HOME/.local
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix "$(PREFIX)"
+
 # Fast tests (units + end-to-end through the binary); slow and GPU tests are behind labels.
 test: build
+	@bash scripts/setup.sh --tests
 	cd $(BUILD) && ctest --output-on-failure --timeout 600 -LE 'slow|gpu'
 
 test-all: build
+	@bash scripts/setup.sh --tests
 	cd $(BUILD) && ctest --output-on-failure --timeout 1800
 
 # Coverage-guided fuzzing (clang's libFuzzer, ASan + UBSan) of the torch-free readers and parsers:

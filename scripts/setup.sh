@@ -2,13 +2,17 @@
 # Installs what accelbench needs to build and test, only what is missing:
 #  - Debian packages (CLI11, nlohmann-json, fmt, SQLite, GoogleTest, zlib, Fashion-MNIST, Ninja, CMake)
 #  - a project-local virtual environment .venv with the torch pip package (libtorch comes from it)
-# Idempotent and quick when everything is present. Set ACCELBENCH_TORCH_SPEC to choose another torch.
+# Idempotent and quick when everything is present. Usage: scripts/setup.sh [--tests].
+# Set ACCELBENCH_TORCH_SPEC to choose another torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# chromium: the browser test renders the HTML report headless (about 80 MB, a minute to install)
+# With --tests also what only the tests need: chromium (the browser test renders the HTML report
+# headless; about 80 MB, a minute to install) and man-db (the install test reads the man page).
+# `make run` and `make build` call it without: running needs neither.
 debs=(libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev libgtest-dev zlib1g-dev
-      dataset-fashion-mnist ninja-build cmake g++ python3-venv chromium)
+      dataset-fashion-mnist ninja-build cmake g++ python3-venv)
+if [[ ${1:-} == --tests ]]; then debs+=(chromium man-db); fi
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${debs[@]}"; do

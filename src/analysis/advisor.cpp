@@ -1,6 +1,7 @@
 #include "analysis/advisor.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -19,6 +20,18 @@ std::string subject_of(const CaseResult& c) {
                                    : fmt::format("{} on {} ({})", c.spec.workload, c.spec.device, c.spec.dtype);
 }
 std::string pct(double x) { return fmt::format("{:.1f}%", 100 * x); }
+
+// What frees memory for a larger batch, leaving out what the case already uses: bfloat16 for a
+// float32 (or tfloat32) case, gradient checkpointing for a transformer or bert-base without it.
+std::string memory_remedy(const std::string& workload, const std::string& dtype, bool checkpoint) {
+  std::vector<std::string> ways;
+  if (dtype == "float32" || dtype == "tfloat32") ways.push_back("bfloat16 (--dtype bfloat16)");
+  if (!checkpoint && (workload == "transformer" || workload == "bert-base")) ways.push_back("gradient checkpointing (--checkpoint)");
+  if (ways.empty())
+    return fmt::format("it already runs in {}{}: a smaller batch, or a device with more memory", dtype,
+                       checkpoint ? " with gradient checkpointing" : "");
+  return fmt::format("to go further use {}", fmt::join(ways, " or "));
+}
 
 const CaseResult* find_case(const RunResult& run, const std::string& w, const std::string& d, const std::string& t,
                             std::int64_t batch) {
@@ -65,12 +78,11 @@ void advise_batch_sweep(const RunResult& run, const BatchSweep& sw, std::vector<
     const auto largest = *sw.largest_fit;
     const auto oom = sw.smallest_oom.value_or(*sw.first_oom);
     out.push_back({"batch-memory-edge", subject,
-                   fmt::format("batch {} is the largest that fits{} (out of memory at {}); to go further use bfloat16 or "
-                               "gradient checkpointing (--checkpoint)",
+                   fmt::format("batch {} is the largest that fits{} (out of memory at {}); {}",
                                largest,
                                sw.memory_limit_bytes ? fmt::format(" in {}", format_bytes(static_cast<double>(*sw.memory_limit_bytes)))
                                                      : std::string(),
-                               oom),
+                               oom, memory_remedy(sw.model, sw.dtype, sw.checkpoint)),
                    {fmt::format("largest_fit={}", largest), fmt::format("oom_at={}", oom)}});
   }
 }
@@ -317,10 +329,12 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
       if (share > 0.8) {
         out.push_back({"memory-headroom", subject_of(c),
                        fmt::format("peak reserved memory is {} of the device's {} ({}): a larger batch will run out of "
-                                   "memory; use bfloat16 or gradient checkpointing to go further",
+                                   "memory; {}",
                                    format_bytes(static_cast<double>(*c.memory.peak_reserved_bytes)),
-                                   format_bytes(static_cast<double>(*d.total_memory_bytes)), pct(share)),
-                       {"peak_reserved=" + format_bytes(static_cast<double>(*c.memory.peak_reserved_bytes))}});
+                                   format_bytes(static_cast<double>(*d.total_memory_bytes)), pct(share),
+                                   memory_remedy(c.spec.workload, c.spec.dtype, c.spec.checkpoint)),
+                       {"peak_reserved=" + format_bytes(static_cast<double>(*c.memory.peak_reserved_bytes)),
+                        "share=" + pct(share)}});
       }
     }
   }
@@ -367,6 +381,30 @@ void advise_precision_case(const RunResult& run, const CaseResult& c, std::vecto
   }
 }
 
+// One advice per finding: of several memory-headroom advices on one subject (a batch sweep's points)
+// the one with the highest share (the strongest evidence); none beside the batch sweep's memory edge,
+// which already says memory is the limit.
+void one_per_finding(std::vector<Advice>& out) {
+  auto share_of = [](const Advice& a) {
+    for (const auto& e : a.evidence)
+      if (e.rfind("share=", 0) == 0) return std::strtod(e.c_str() + 6, nullptr);
+    return 0.0;
+  };
+  const bool edge = std::any_of(out.begin(), out.end(), [](const Advice& a) { return a.rule == "batch-memory-edge"; });
+  std::vector<Advice> kept;
+  for (const auto& a : out) {
+    if (a.rule != "memory-headroom") {
+      kept.push_back(a);
+      continue;
+    }
+    if (edge) continue;
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const Advice& k) { return k.rule == a.rule && k.subject == a.subject; });
+    if (same == kept.end()) kept.push_back(a);
+    else if (share_of(a) > share_of(*same)) *same = a;
+  }
+  out = std::move(kept);
+}
+
 std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, const std::string& sweep_kind) {
   std::vector<Advice> out;
   if (sweep) advise_sweep(run, *sweep, out);
@@ -377,6 +415,7 @@ std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, cons
     advise_launch_bound(c, out);
     if (sweep_kind != "precision") advise_precision_case(run, c, out);  // a precision sweep has its own rules
   }
+  one_per_finding(out);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "analysis/advisor.h"
+#include "report/terminal.h"
 #include "cli/commands.h"
 #include "store/history_store.h"
 #include "store/run_source.h"
@@ -22,9 +23,10 @@ void add_advise_command(CLI::App& app, Action& action) {
       const std::string path = db->empty() ? HistoryStore::default_path() : *db;
       const auto src = run->empty() ? load_latest_run(path) : load_run_source(*run, path);
       const auto advice = advise(src.run, src.document);
-      std::cout << fmt::format("Advice for {}:\n", src.name);
-      if (advice.empty()) std::cout << "  nothing to advise: no measurement in this run calls for a change.\n";
-      else std::cout << render_advice(advice).substr(render_advice(advice).find('\n') + 1);
+      std::string out = fmt::format("Advice for {}:\n", src.name);
+      if (advice.empty()) out += "  nothing to advise: no measurement in this run calls for a change.\n";
+      else out += render_advice(advice).substr(render_advice(advice).find('\n') + 1);
+      print_out(out);
       return 0;
     };
   });

@@ -20,6 +20,8 @@ void add_advise_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 // Hidden: `_measure-case`, run by an isolated sweep point's child process (measure_case_command.cpp).
 void add_measure_case_command(CLI::App& app, Action& action);
+// Hidden: `_docs --out DIR`, the man page and shell completions from the command tree (docs_command.cpp).
+void add_docs_command(CLI::App& app, Action& action);
 // `scale` (data-parallel, several GPUs) and its hidden per-rank command `_scale-rank`.
 void add_scale_command(CLI::App& app, Action& action);
 void add_scale_rank_command(CLI::App& app, Action& action);

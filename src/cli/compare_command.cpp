@@ -6,13 +6,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <iostream>
 #include <map>
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "core/durations.h"
 #include "core/errors.h"
+#include "report/terminal.h"
 #include "report/article_reference.h"
 #include "report/terminal_table.h"
 #include "store/history_store.h"
@@ -46,7 +46,7 @@ int execute_compare(const CompareCliOptions& o) {
                                    "the article's", src->name));
   const auto cmp = compare_runs(a.run, b.run, co);
 
-  std::cout << fmt::format("A: {} (torch {}, {})\nB: {} (torch {}, {})\n\n", a.name, a.run.context.torch_version,
+  std::string out = fmt::format("A: {} (torch {}, {})\nB: {} (torch {}, {})\n\n", a.name, a.run.context.torch_version,
                            a.run.context.host, b.name, b.run.context.torch_version, b.run.context.host);
   std::vector<std::vector<std::string>> t{{"model", "device", "batch", "A median", "B median",
                                            fmt::format("B/A [{:g}% CI]", 100 * (1 - co.alpha)), "p", "verdict", "why"}};
@@ -59,15 +59,17 @@ int execute_compare(const CompareCliOptions& o) {
                  r.ratio > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high) : "-",
                  fmt::format("{:.2g}", r.p), verdict_name(r.verdict), r.reason});
   }
-  if (cmp.cases.empty()) std::cout << "No case in common.\n";
-  else std::cout << render_table(t, 3);
-  for (const auto& s : cmp.only_in_a) std::cout << "only in A, or failed: " << s << "\n";
-  for (const auto& s : cmp.only_in_b) std::cout << "only in B: " << s << "\n";
-  std::cout << fmt::format("\n{} SLOWER, {} FASTER, {} SAME, {} UNCERTAIN. Ratio = B's median step time / A's (> 1: B is "
+  out += cmp.cases.empty() ? std::string("No case in common.\n") : render_table(t, 3);
+  for (const auto& s : cmp.only_in_a) out += "only in A, or failed: " + s + "\n";
+  for (const auto& s : cmp.only_in_b) out += "only in B: " + s + "\n";
+  out += fmt::format("\n{} SLOWER, {} FASTER, {} SAME, {} UNCERTAIN. Ratio = B's median step time / A's (> 1: B is "
                            "slower). Verdict: Mann-Whitney U at alpha {:g}, minimum effect {:g}%, SAME needs the CI "
-                           "within +-{:g}% when not significant.\n",
+                           "within +-{:g}% when not significant. The interval is {:g}% (1 - --alpha); run and history print 95%. "
+                           "Two runs show a difference between them, not yet a lasting change: `accelbench history` "
+                           "calls a change from 4 runs of a case.\n",
                            counts[Verdict::Slower], counts[Verdict::Faster], counts[Verdict::Same], counts[Verdict::Uncertain],
-                           co.alpha, 100 * co.min_effect, 100 * co.equivalence_margin);
+                           co.alpha, 100 * co.min_effect, 100 * co.equivalence_margin, 100 * (1 - co.alpha));
+  print_out(out);
   if (fail_above >= 0 && cmp.cases.empty()) {
     std::fprintf(stderr, "accelbench: --fail-above: no case in common between A and B, so nothing was checked\n");
     return 1;

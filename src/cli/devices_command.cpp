@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "report/terminal.h"
 #include "cli/commands.h"
 #include "core/durations.h"
 #include "device/device_catalog.h"
@@ -31,8 +32,8 @@ void add_devices_command(CLI::App& app, Action& action) {
       for (const auto& d : devices)
         rows.push_back({d.id, d.type, d.name,
                         d.total_memory_bytes ? format_bytes(static_cast<double>(*d.total_memory_bytes)) : "-"});
-      std::cout << render_table(rows, 3);
-      if (devices.size() == 1) std::cout << "No accelerator found (see `accelbench doctor` for why).\n";
+      print_out(render_table(rows, 3) +
+                (devices.size() == 1 ? "No accelerator found (see `accelbench doctor` for why).\n" : ""));
       return 0;
     };
   });

@@ -13,15 +13,21 @@
 #include "engine/torch_info.h"
 #include "telemetry/telemetry_source.h"
 #include "core/telemetry_summary.h"
+#include "report/terminal.h"
+#include "system/machine_checks.h"
 
 namespace accelbench {
 
 void add_doctor_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("doctor", "Check versions, backends, CPU and the environment for what distorts timings");
+  auto* cmd = app.add_subcommand("doctor", "Check versions, backends, the environment and the machine (load, busy processes, "
+                                           "governor, turbo, SMT, threads, memory, swap, thermal) for what distorts timings. "
+                                           "Exit 1 when an environment variable does; the machine's state is reported with fixes");
   auto verbose = std::make_shared<bool>(false);
+  auto threads = std::make_shared<int>(0);
   cmd->add_flag("--verbose", *verbose, "Also print libtorch's build configuration");
-  cmd->callback([&action, verbose]() {
-    action = [verbose]() {
+  cmd->add_option("--threads", *threads, "Check this many intra-op threads against the free cores (default: torch's)");
+  cmd->callback([&action, verbose, threads]() {
+    action = [verbose, threads]() {
       const auto h = read_host_info();
       const auto torch = engine::torch_runtime();
       std::cout << fmt::format("accelbench   {} ({})\n", accelbench_version(), accelbench_git_commit());
@@ -61,6 +67,12 @@ void add_doctor_command(CLI::App& app, Action& action) {
       }
       if (h.physical_cores > 0 && torch.intra_op_threads < h.physical_cores)
         std::cout << fmt::format("note         torch uses {} threads on {} cores\n", torch.intra_op_threads, h.physical_cores);
+      std::string machine;
+      for (const auto& f : check_machine(read_machine_snapshot(0.5, *threads > 0 ? *threads : torch.intra_op_threads))) {
+        if (f.distorts) machine += fmt::format("PROBLEM      {}: {}\n  fix:       {}\n", f.check, f.text, f.fix);
+        else machine += fmt::format("machine      {}: {}\n{}", f.check, f.text, f.fix.empty() ? "" : "  tip:       " + f.fix + "\n");
+      }
+      print_out(machine);
       if (*verbose) std::cout << "\n" << torch.build_config << "\n";
       return warnings.empty() ? 0 : 1;
     };

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/crash_handler.h"
+#include "cli/help_format.h"
 #include "cli/option_checks.h"
 #include "core/build_info.h"
 #include "core/errors.h"
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
                "check found a problem, 2 bad input."};
   app.set_version_flag("--version", fmt::format("accelbench {} ({})", accelbench_version(), accelbench_git_commit()));
   app.require_subcommand(1);
+  use_fitting_help(app);  // before the sub-commands: they copy the formatter
   Action action;
   add_run_command(app, action);
   add_profile_command(app, action);
@@ -45,6 +47,8 @@ int main(int argc, char** argv) {
   add_measure_case_command(app, action);
   add_scale_command(app, action);
   add_scale_rank_command(app, action);
+  add_docs_command(app, action);
+  add_environment_footer(app);
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names, known;
     for (const auto* sub : app.get_subcommands({})) {

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "analysis/op_profile.h"
+#include "report/terminal.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "cli/option_checks.h"
@@ -62,7 +63,7 @@ int execute_profile(const ProfileCliOptions& o) {
   if (json_stdout) {
     std::cout << json.dump(2) << "\n" << std::flush;
   } else {
-    std::cout << render_profile_table(profile, static_cast<std::size_t>(o.top)) << std::flush;
+    print_out(render_profile_table(profile, static_cast<std::size_t>(o.top)));
     if (!o.json_path.empty()) {
       std::ofstream out(o.json_path);
       out << json.dump(2) << "\n";
@@ -78,8 +79,8 @@ int execute_profile(const ProfileCliOptions& o) {
 void add_profile_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ProfileCliOptions>();
   auto* cmd = app.add_subcommand("profile", "Profile a few training steps op by op (kineto): self time, device time, copies, CPU fallbacks");
-  cmd->add_option("model", o->model, "Workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
-  cmd->add_option("--device", o->device, "Device: cpu, cuda, cuda:1, mps, ...")->capture_default_str();
+  cmd->add_option("model,--model,--models", o->model, "Workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
+  cmd->add_option("--device,--devices", o->device, "Device: cpu, cuda, cuda:1, mps, ...")->capture_default_str();
   cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--steps", o->steps, "Training steps profiled")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Unprofiled warm-up steps before")->capture_default_str();
@@ -90,7 +91,8 @@ void add_profile_command(CLI::App& app, Action& action) {
   cmd->add_option("--trace", o->trace_path, "Write a Chrome trace (chrome://tracing, Perfetto) to this file");
   cmd->add_option("--json", o->json_path, "Write the profile as JSON to this file; without a file (or '-'): to stdout, no table")
       ->expected(0, 1)
-      ->default_str("-");
+      ->default_str("-")
+      ->option_text("[FILE]");
   add_workload_input_options(cmd, o->inputs);
   cmd->callback([&action, o]() { action = [o]() { return execute_profile(*o); }; });
 }

@@ -22,12 +22,12 @@ struct ReportOptions {
 };
 
 int execute_report(const ReportOptions& o) {
-  std::string format = o.format;
-  if (format.empty()) {
-    const auto ext = std::filesystem::path(o.output).extension().string();
-    format = ext == ".html" || ext == ".htm" ? "html" : ext == ".csv" ? "csv" : "md";
-  }
-  format = normalize_report_format(format);  // before any work: a bad format is bad input
+  // The format: --format, else the output's extension, else Markdown; the two must agree.
+  const std::string from_path = o.output.empty() || o.output == "-" ? "" : report_format_of_path(o.output);
+  std::string format = o.format.empty() ? (from_path.empty() ? "md" : from_path) : normalize_report_format(o.format);
+  if (!from_path.empty() && format != from_path)
+    throw UsageError(fmt::format("--format {} does not match --output {} (a {} file): drop --format or change the extension",
+                                 o.format, o.output, from_path));
   const std::string db = o.db.empty() ? HistoryStore::default_path() : o.db;
   if (!o.output.empty() && o.output != "-") {
     check_writable(o.output, "--output");  // a directory, a missing folder: one line, before any work
@@ -51,8 +51,8 @@ void add_report_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ReportOptions>();
   auto* cmd = app.add_subcommand("report", "Report a run as Markdown, CSV or a self-contained HTML page with charts");
   cmd->add_option("RUN", o->run, "A run id or uid (default: the latest stored run), a JSON file, or article-m2");
-  cmd->add_option("--format", o->format, "md, csv or html (default: from --output's extension, else md)");
-  cmd->add_option("--output,-o", o->output, "Write to this file (atomically); default: standard output");
+  cmd->add_option("--format", o->format, "md, csv, html or json (default: from --output's extension, else md; the two must agree)");
+  cmd->add_option("--output,-o", o->output, "Write to this file (atomically; .md, .csv, .html or .json sets the format); default: stdout");
   cmd->add_option("--db", o->db, "History database (default: $XDG_DATA_HOME/accelbench/history.db)");
   cmd->callback([&action, o]() { action = [o]() { return execute_report(*o); }; });
 }

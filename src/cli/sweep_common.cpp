@@ -15,8 +15,8 @@
 namespace accelbench {
 
 void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set) {
-  cmd->add_option("--model", o.model, "The workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
-  if (set & kSweepDeviceOption) cmd->add_option("--device", o.device, "The device: cpu, cuda, cuda:1, mps")->required();
+  cmd->add_option("--model,--models", o.model, "The workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
+  if (set & kSweepDeviceOption) cmd->add_option("--device,--devices", o.device, "The device: cpu, cuda, cuda:1, mps")->required();
   if (set & kSweepBatchOption) cmd->add_option("--batch-size", o.batch_size, "Training batch size")->capture_default_str();
   if (set & kSweepDtypeOption)
     cmd->add_option("--dtype", o.dtype, "One precision: float32, tfloat32 (CUDA), bfloat16, float16 (autocast)")
@@ -28,9 +28,10 @@ void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set
                 "Gradient checkpointing of the encoder blocks (transformer, bert-base): less memory, more compute");
   add_timing_options(cmd, o.timing, "point");
   add_workload_input_options(cmd, o.inputs);
-  cmd->add_option("--json", o.json_path, "Write the sweep (run schema plus a \"sweep\" block) to this JSON file, point by point");
-  cmd->add_option("--db", o.db_path, "History database the sweep is stored in (default: $XDG_DATA_HOME/accelbench/history.db)");
+  cmd->add_option("--json", o.json_path, "Write the sweep (run schema plus a \"sweep\" block) to this JSON file, point by point (tables stay on stdout)");
+  cmd->add_option("--db", o.db_path, "History database the sweep is stored in (default: $ACCELBENCH_DB, else $XDG_DATA_HOME/accelbench/history.db)");
   cmd->add_flag("--no-save", o.no_save, "Do not store the sweep in the history database");
+  cmd->add_flag("--quick", o.quick, "Quick look: +-5% target, 5 samples, 10 s per point, 1 minute budget (flags given win)");
 }
 
 SweepSetup::SweepSetup() = default;
@@ -52,6 +53,7 @@ nlohmann::json settings_of(const SweepCommonOptions& o, const SweepSetup& s, con
           {"min_time_s", st.stopping.min_time_s},
           {"max_time_per_point_s", s.max_per_point_s},
           {"budget_s", s.budget_s},
+          {"quick", o.quick},
           {"min_sample_time_s", st.min_sample_time_s},
           {"variant", o.inputs.variant},
           {"telemetry", st.telemetry},
@@ -66,7 +68,16 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   SweepSetup s;
   if (set & kSweepBatchOption) check_batch_size(o.batch_size);
   check_threads(o.threads);
-  const auto timing = parse_timing(o.timing, "point");
+  auto timing = parse_timing(o.timing, "point");
+  if (o.quick) {
+    auto& st = timing.settings.stopping;
+    if (cmd.count("--ci-target") == 0) st.ci_target = kQuickCiTarget;
+    if (cmd.count("--min-samples") == 0) st.min_samples = kQuickMinSamples;
+    if (cmd.count("--min-time") == 0) st.min_time_s = kQuickMinTimeS;
+    if (cmd.count("--max-time-per-point") == 0) timing.max_per_case_s = st.max_time_s = kQuickMaxPerPointS;
+    if (cmd.count("--budget") == 0) timing.budget_s = kQuickBudgetS;
+    timing.settings.min_warmup_steps = 2;
+  }
   s.max_per_point_s = timing.max_per_case_s;
   s.rounds = timing.rounds;
   s.budget_s = timing.budget_s;

@@ -37,7 +37,16 @@ struct SweepCommonOptions {
   std::string json_path;
   std::string db_path;
   bool no_save = false;
+  bool quick = false;               // --quick: kQuickSweep* below unless given
 };
+
+// --quick on a sweep: +-5% target, 5 samples, 0.2 s minimum, 10 s per point, 1 minute budget (each
+// only where its flag is not given), as run --quick does per case.
+inline constexpr double kQuickCiTarget = 0.05;
+inline constexpr std::size_t kQuickMinSamples = 5;
+inline constexpr double kQuickMinTimeS = 0.2;
+inline constexpr double kQuickMaxPerPointS = 10;
+inline constexpr double kQuickBudgetS = 60;
 
 // Which of the common options a sweep offers (the one it sweeps is left out).
 enum SweepOptionSet : unsigned {

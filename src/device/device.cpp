@@ -43,6 +43,16 @@ std::unique_ptr<Device> open_device(std::string_view spec_view) {
   }
   const auto acc = at::accelerator::getAccelerator(false);
   if (!acc || *acc != parsed.type()) {
+    // Say why: a backend this libtorch was built without needs another libtorch, not another flag.
+    const std::string backend = c10::DeviceTypeName(parsed.type(), true);
+    for (const auto& status : backend_status())
+      if (status.name == backend && !status.available) {
+        const bool not_built = status.detail.find("built without") != std::string::npos;
+        throw UsageError(fmt::format("device '{}' is not available: {}; available: {}{}", spec, status.detail, available_list(),
+                                     not_built ? fmt::format(". To measure on {}, build against a libtorch with it: make build "
+                                                             "TORCH_PREFIX=/path/to/libtorch (README, Install)", backend)
+                                               : ""));
+      }
     throw UsageError(fmt::format("device '{}' is not available on this machine; available: {}", spec, available_list()));
   }
   const int index = parsed.has_index() ? parsed.index() : 0;

@@ -73,7 +73,11 @@ std::string render_case_history(const std::vector<CaseHistoryPoint>& points, con
                                   format_seconds_short(med), first == med ? "" : fmt::format(" ({:+.1f}%)", 100 * (med / first - 1))));
     }
     out += "  by PyTorch version: " + fmt::format("{}", fmt::join(parts, "; ")) + "\n";
-    if (changes.empty()) out += "  no change beyond the noise\n";
+    if (pts.size() < kMinRunsForChange)
+      out += fmt::format("  {} run{}: too few to call a change (a step needs {} runs, two on each side of it)\n",
+                         pts.size(), pts.size() == 1 ? "" : "s", kMinRunsForChange);
+    else if (changes.empty())
+      out += "  no change beyond the noise\n";
     for (const auto& c : changes)
       out += fmt::format("  change at run {}: {} -> {} ({:+.1f}%), torch {} -> {}\n", pts[c.index].run_id,
                                format_seconds_short(c.before), format_seconds_short(c.after), 100 * (c.ratio - 1),

@@ -9,6 +9,10 @@
 
 namespace accelbench {
 
+// Fewer runs of a case than this: too few to call a change (the step detector needs two runs on each
+// side of a step to tell it from the scatter between runs).
+inline constexpr std::size_t kMinRunsForChange = 4;
+
 std::string render_case_history(const std::vector<CaseHistoryPoint>& points, const ChangeOptions& options);
 
 }  // namespace accelbench

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "core/durations.h"
 #include "report/json_report.h"
+#include "report/terminal.h"
 
 namespace accelbench {
 
@@ -49,13 +51,13 @@ TerminalPrinter::TerminalPrinter(bool per_case_lines, bool progress_line, std::s
     : per_case_lines_(per_case_lines), progress_line_(progress_line && ::isatty(2)), json_path_(std::move(json_path)) {}
 
 void TerminalPrinter::context(const RunContext& c) {
-  for (const auto& w : c.warnings) std::fprintf(stderr, "accelbench: warning: %s\n", w.c_str());
+  for (const auto& w : c.warnings) print_err(fmt::format("accelbench: warning: {}\n", w));
 }
 
-void TerminalPrinter::plan(const std::string& line) { std::fprintf(stderr, "accelbench: %s\n", line.c_str()); }
+void TerminalPrinter::plan(const std::string& line) { print_err(fmt::format("accelbench: {}\n", line)); }
 
 void TerminalPrinter::case_started(const CasePosition& at, const CaseSpec& /*spec*/, const std::string& label) {
-  if (per_case_lines_) std::fprintf(stderr, "accelbench: [%zu] %s...\n", at.index + 1, label.c_str());
+  if (per_case_lines_) print_err(fmt::format("accelbench: [{}] {}...\n", at.index + 1, label));
 }
 
 void TerminalPrinter::progress(const CasePosition& at, const ProgressEvent& e, double run_elapsed_s, double eta_s) {
@@ -66,9 +68,18 @@ void TerminalPrinter::progress(const CasePosition& at, const ProgressEvent& e, d
                          std::isfinite(e.relative_half_width) ? 100 * e.relative_half_width : 99.9);
   else if (e.stage == "warm-up")
     detail = fmt::format("warm-up step {}", e.samples);
-  const auto line = fmt::format("[{}/{}] {} on {}: {} | elapsed {} | ~{} left", at.index + 1, at.total, e.spec->workload,
-                                e.spec->device, detail, format_duration(run_elapsed_s), format_duration(eta_s));
-  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  // A clock, not a duration: whole seconds ("0:07", "12:40"); "finishing" once no time is left.
+  auto clock = [](double s) {
+    const long t = std::lround(std::max(0.0, std::isfinite(s) ? s : 0.0));
+    return fmt::format("{}:{:02d}", t / 60, static_cast<int>(t % 60));
+  };
+  const auto line = fmt::format("[{}/{}] {} on {}: {} | elapsed {} | {}", at.index + 1, at.total, e.spec->workload,
+                                e.spec->device, detail, clock(run_elapsed_s),
+                                eta_s >= 1 ? "~" + clock(eta_s) + " left" : std::string("finishing"));
+  // One terminal line: never wider than the terminal (a wrapped line could not be rewritten with \r).
+  const auto width = output_width(2);
+  const auto shown = display_width(line) < width ? line : line.substr(0, width - 1);
+  std::fprintf(stderr, "\r\033[K%s", shown.c_str());
   std::fflush(stderr);
   progress_dirty_ = true;
 }
@@ -81,22 +92,21 @@ void TerminalPrinter::clear_progress() {
 void TerminalPrinter::case_finished(const CasePosition& at, const CaseResult& result, const std::string& line) {
   clear_progress();
   if (per_case_lines_)
-    std::fprintf(stderr, "accelbench: [%zu] %s\n", at.index + 1, line.c_str());
+    print_err(fmt::format("accelbench: [{}] {}\n", at.index + 1, line));
   else if (!result.ok())
-    std::fprintf(stderr, "accelbench: %s on %s failed: %s\n", result.spec.workload.c_str(), result.spec.device.c_str(),
-                 result.error.c_str());
+    print_err(fmt::format("accelbench: {} on {} FAILED: {}\n", result.spec.workload, result.spec.device, result.error));
 }
 
 void TerminalPrinter::note(const std::string& line) {
   clear_progress();
-  std::fprintf(stderr, "accelbench: %s\n", line.c_str());
+  print_err(fmt::format("accelbench: {}\n", line));
 }
 
 void TerminalPrinter::finished(const RunResult& run, const std::string& report) {
   clear_progress();
-  std::cout << report << std::flush;
-  std::fprintf(stderr, "accelbench: done in %s%s\n", format_duration(run.wall_s).c_str(),
-               json_path_.empty() ? "" : fmt::format(", results in {}", json_path_).c_str());
+  print_out(report);
+  print_err(fmt::format("accelbench: done in {}{}\n", format_duration(run.wall_s),
+                        json_path_.empty() ? "" : fmt::format(", results in {}", json_path_)));
 }
 
 }  // namespace accelbench

@@ -15,8 +15,10 @@ struct ReportSource {
   std::string name;                                      // "run 12 (uid 3fa2b1c0)" or the JSON file's path
 };
 
-// "md", "csv", "html" (also "markdown"). Throws UsageError on another format.
+// "md", "csv", "html", "json" (also "markdown", "htm"). Throws UsageError on another format.
 std::string normalize_report_format(const std::string& format);
+// The format a file's extension names (.md/.markdown, .csv, .html/.htm, .json), "" for another.
+std::string report_format_of_path(const std::string& path);
 std::string render_report(const ReportSource& src, const std::string& format);
 std::string render_markdown_report(const ReportSource& src);
 std::string render_csv_report(const ReportSource& src);

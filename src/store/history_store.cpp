@@ -36,6 +36,8 @@ std::string now_utc() {
   return buf;
 }
 
+// A generator per thread, seeded again in each process: a forked child would otherwise go on with its
+// parent's sequence, as its siblings do, and two writers forked from one process draw the same uids.
 std::string random_uid() {
   struct Generator {
     std::mt19937_64 rng;
@@ -640,6 +642,61 @@ std::vector<StoredRunInfo> HistoryStore::list_runs(const HistoryFilter& f) const
   std::reverse(out.begin(), out.end());  // oldest first
   return out;
 }
+
+std::size_t HistoryStore::remove_runs(const std::vector<std::int64_t>& ids) {
+  if (!writable())
+    throw HistoryNotStoredError(fmt::format("history database {} is read-only ({}): nothing was removed", path_,
+                                            read_only_reason_));
+  auto rollback = [this]() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); };
+  return with_busy_retry(path_, [&]() {
+    exec("BEGIN IMMEDIATE");
+    std::size_t removed = 0;
+    try {
+      const bool speedups = schema_version() >= 2;  // the speedups table came with schema 2
+      for (const auto id : ids) {
+        for (const char* sql : {"DELETE FROM cases WHERE run_id = ?1", "DELETE FROM speedups WHERE run_id = ?1"}) {
+          if (!speedups && std::strstr(sql, "speedups")) continue;
+          Stmt d(db_, sql, path_);
+          d.bind(1, id);
+          d.run();
+        }
+        Stmt d(db_, "DELETE FROM runs WHERE id = ?1", path_);
+        d.bind(1, id);
+        d.run();
+        removed += static_cast<std::size_t>(sqlite3_changes(db_));
+      }
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    return removed;
+  }, rollback);
+}
+
+std::vector<std::int64_t> runs_to_prune(const std::vector<StoredRunInfo>& runs, const std::string& older_than_utc,
+                                        std::size_t keep) {
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const bool too_old = !older_than_utc.empty() && runs[i].stored_utc < older_than_utc;
+    const bool beyond_keep = keep > 0 && i + keep < runs.size();
+    if (too_old || beyond_keep) out.push_back(runs[i].id);
+  }
+  return out;
+}
+
+std::string utc_seconds_before(const std::string& iso_utc, double seconds) {
+  std::tm tm{};
+  if (!strptime(iso_utc.c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) throw std::runtime_error("not an ISO-8601 time: " + iso_utc);
+  const std::time_t t = timegm(&tm) - static_cast<std::time_t>(seconds);
+  std::tm out{};
+  gmtime_r(&t, &out);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &out);
+  return buf;
+}
+
+std::string utc_seconds_ago(double seconds) { return utc_seconds_before(now_utc(), seconds); }
 
 std::optional<std::int64_t> HistoryStore::latest_run_id() const {
   Stmt s(db_, "SELECT MAX(id) FROM runs", path_);

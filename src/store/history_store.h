@@ -63,6 +63,16 @@ struct HistoryNotStoredError : UsageError {
 // report, compare).
 enum class HistoryAccess { kReadWrite, kReadOnly };
 
+// The runs a prune removes (oldest first): those stored before `older_than_utc` (an ISO-8601 UTC time;
+// empty: no age limit) and those beyond the newest `keep` (0: no count limit). `runs` oldest first,
+// as list_runs gives them.
+std::vector<std::int64_t> runs_to_prune(const std::vector<StoredRunInfo>& runs, const std::string& older_than_utc,
+                                        std::size_t keep);
+
+// "2026-11-30T12:00:00Z" minus `seconds`: the cut-off of `history prune --older-than`.
+std::string utc_seconds_before(const std::string& iso_utc, double seconds);
+std::string utc_seconds_ago(double seconds);
+
 class HistoryStore {
  public:
   // Opens (creating it and its folder when absent) and migrates the database to the latest schema.
@@ -112,6 +122,10 @@ class HistoryStore {
   // UsageError naming the run, never undefined behaviour.
   nlohmann::json load_run_document(std::int64_t id) const;
   RunResult load_run(std::int64_t id) const;
+
+  // Deletes the runs (their cases and speed-ups too) in one transaction: all or none. Returns how many
+  // were deleted. Throws HistoryNotStoredError when the database cannot be written.
+  std::size_t remove_runs(const std::vector<std::int64_t>& ids);
 
   // Medians of every matching ok case, oldest run first.
   std::vector<CaseHistoryPoint> case_history(const HistoryFilter& filter = {}) const;

@@ -716,3 +716,59 @@ TEST(Advisor, LaunchBoundQuotesTheDevicesBusyShare) {
   EXPECT_NE(it->text.find("CUDA graph"), std::string::npos) << it->text;
   expect_cited(a);
 }
+
+// Advice that reads its case (#15): never what the case already uses; one advice per finding.
+TEST(AdvisorReadsItsCase, MemoryEdgeNeverRecommendsWhatTheSweepAlreadyUses) {
+  const auto run = batch_run();
+  auto block = batch_block(run);  // transformer in float32 without checkpointing: both ways
+  auto text = find(advise(run, doc(block)), "batch-memory-edge")->text;
+  EXPECT_TRUE(contains(text, "bfloat16 (--dtype bfloat16) or gradient checkpointing (--checkpoint)")) << text;
+  block["dtype"] = "bfloat16";  // already bfloat16: checkpointing only
+  text = find(advise(run, doc(block)), "batch-memory-edge")->text;
+  EXPECT_FALSE(contains(text, "--dtype bfloat16")) << text;
+  EXPECT_TRUE(contains(text, "gradient checkpointing (--checkpoint)")) << text;
+  block["checkpoint"] = true;  // both already: neither
+  text = find(advise(run, doc(block)), "batch-memory-edge")->text;
+  EXPECT_FALSE(contains(text, "--dtype bfloat16")) << text;
+  EXPECT_FALSE(contains(text, "--checkpoint")) << text;
+  EXPECT_TRUE(contains(text, "it already runs in bfloat16 with gradient checkpointing")) << text;
+}
+
+TEST(AdvisorReadsItsCase, MemoryHeadroomReadsTheCaseAndComesOncePerSubject) {
+  RunResult run;
+  run.context.devices.push_back({"cuda:0", "cuda", "GPU", 0, 100ull << 30});
+  auto a = make("bert-base", "cuda:0", 0.1, "bfloat16");
+  a.memory.peak_reserved_bytes = 91ull << 30;
+  auto b = a;
+  b.spec.batch_size = 128;
+  b.memory.peak_reserved_bytes = 98ull << 30;
+  run.cases = {a, b};
+  auto advice = advise(run);
+  ASSERT_EQ(count(advice, "memory-headroom"), 1u) << dump(advice);  // one finding: the strongest evidence
+  auto text = find(advice, "memory-headroom")->text;
+  EXPECT_TRUE(contains(text, "98.0%")) << text;
+  EXPECT_FALSE(contains(text, "bfloat16 (--dtype")) << "a bfloat16 case: " << text;
+  EXPECT_TRUE(contains(text, "gradient checkpointing (--checkpoint)")) << text;
+  expect_cited(advice);
+  // a case that already uses both: neither recommended
+  run.cases[0].spec.checkpoint = run.cases[1].spec.checkpoint = true;
+  text = find(advise(run), "memory-headroom")->text;
+  EXPECT_FALSE(contains(text, "--checkpoint")) << text;
+  // an mlp in float32 has no checkpointing to offer: bfloat16 only
+  auto m = make("mlp", "cuda:0", 0.01);
+  m.memory.peak_reserved_bytes = 95ull << 30;
+  run.cases = {m};
+  text = find(advise(run), "memory-headroom")->text;
+  EXPECT_TRUE(contains(text, "--dtype bfloat16")) << text;
+  EXPECT_FALSE(contains(text, "checkpoint")) << text;
+}
+
+TEST(AdvisorReadsItsCase, NoHeadroomAdviceBesideTheBatchSweepsMemoryEdge) {
+  auto run = batch_run();
+  run.context.devices.push_back({"cuda:0", "cuda", "GPU", 0, 16ull << 30});
+  for (auto& c : run.cases)
+    if (c.ok()) c.memory.peak_reserved_bytes = 15ull << 30;  // 93.8%: each point near the limit
+  const auto a = advise(run, doc(batch_block(run)));
+  EXPECT_EQ(count(a, "batch-memory-edge"), 1u) << dump(a);
+  EXPECT_EQ(count(a, "memory-headroom"), 0u) << dump(a);
+}

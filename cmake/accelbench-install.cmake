@@ -1,0 +1,37 @@
+# Installed like a tool (issue #15): `cmake --install build --prefix PREFIX` (or `make install
+# PREFIX=...`) puts
+#   bin/accelbench                                        (finds libtorch through its RPATH)
+#   share/man/man1/accelbench.1                           (man accelbench)
+#   share/bash-completion/completions/accelbench          (bash)
+#   share/zsh/site-functions/_accelbench                  (zsh)
+#   share/fish/vendor_completions.d/accelbench.fish       (fish)
+# The man page and completions are generated from the built binary's own command tree by its hidden
+# `_docs` command (src/cli/docs_command.cpp) at build time, into build/share/. The CMake package of
+# the C++ API is cmake/accelbench-package.cmake's. These rules are the component `tool`
+# (cmake --install build --component tool: the tool alone).
+include(GNUInstallDirs)
+
+# The installed binary keeps the path to the libtorch it was linked against (a pip wheel's lib/:
+# TORCH_LIBRARY's folder, which holds libc10 and libtorch_cpu too) and to other linked folders.
+get_filename_component(ACCELBENCH_TORCH_LIB_DIR "${TORCH_LIBRARY}" DIRECTORY)
+set_target_properties(accelbench PROPERTIES INSTALL_RPATH "${ACCELBENCH_TORCH_LIB_DIR}" INSTALL_RPATH_USE_LINK_PATH TRUE)
+
+set(ACCELBENCH_SHARE_OUT ${CMAKE_BINARY_DIR}/share)
+set(ACCELBENCH_DOC_FILES
+  ${ACCELBENCH_SHARE_OUT}/man/man1/accelbench.1
+  ${ACCELBENCH_SHARE_OUT}/bash-completion/completions/accelbench
+  ${ACCELBENCH_SHARE_OUT}/zsh/site-functions/_accelbench
+  ${ACCELBENCH_SHARE_OUT}/fish/vendor_completions.d/accelbench.fish)
+add_custom_command(OUTPUT ${ACCELBENCH_DOC_FILES}
+  COMMAND accelbench _docs --out ${ACCELBENCH_SHARE_OUT}
+  DEPENDS accelbench
+  COMMENT "accelbench: man page and shell completions from the commands")
+add_custom_target(accelbench_docs ALL DEPENDS ${ACCELBENCH_DOC_FILES})
+
+install(TARGETS accelbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)
+install(FILES ${ACCELBENCH_SHARE_OUT}/man/man1/accelbench.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT tool)
+install(FILES ${ACCELBENCH_SHARE_OUT}/bash-completion/completions/accelbench
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions COMPONENT tool)
+install(FILES ${ACCELBENCH_SHARE_OUT}/zsh/site-functions/_accelbench DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions COMPONENT tool)
+install(FILES ${ACCELBENCH_SHARE_OUT}/fish/vendor_completions.d/accelbench.fish
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d COMPONENT tool)

@@ -1,0 +1,228 @@
+// End-to-end: a tool people enjoy (issue #15). Output fits COLUMNS=100 (run, compare, history, a
+// sweep, every --help); the history managed (--json, rm, prune).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <tuple>
+#include <thread>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "e2e/cli_runner.h"
+#include "report/json_report.h"
+#include "store/history_store.h"
+#include "support/synthetic_runs.h"
+
+using namespace accelbench;
+using namespace accelbench::testing;
+
+namespace {
+
+// The longest line (in characters) and the line itself.
+std::pair<std::size_t, std::string> longest_line(const std::string& text) {
+  std::pair<std::size_t, std::string> best{0, ""};
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::size_t n = 0;
+    for (unsigned char c : line) n += (c & 0xC0) != 0x80;
+    if (n > best.first) best = {n, line};
+  }
+  return best;
+}
+
+void expect_fits(const std::string& args, const std::string& env, std::size_t width, int code = 0) {
+  const auto r = run_cli(args, env);
+  EXPECT_EQ(r.code, code) << args << "\n" << r.err;
+  for (const auto* text : {&r.out, &r.err}) {
+    const auto [n, line] = longest_line(*text);
+    EXPECT_LE(n, width) << args << ": a line of " << n << " characters:\n" << line;
+  }
+  EXPECT_EQ(r.out.find('\033'), std::string::npos) << "colour when piped: " << args;
+}
+
+const std::string kTiny = " --quick --devices cpu --batch-size 16 --synthetic --max-time-per-case 2 --no-progress";
+const std::string kFastPoint = " --ci-target 0.5 --min-samples 3 --min-time 0 --max-time-per-point 2s --no-telemetry --synthetic";
+
+}  // namespace
+
+TEST(ToolCli, EveryHelpFitsHundredColumns) {
+  for (const char* cmd : {"", "run", "profile", "devices", "doctor", "history", "history rm", "history prune", "compare",
+                          "report", "advise", "sweep", "sweep batch", "sweep precision", "sweep threads", "sweep workers",
+                          "sweep crossover"})
+    expect_fits(fmt::format("{} --help", cmd), "COLUMNS=100", 100);
+  const auto r = run_cli("--help", "COLUMNS=100");
+  EXPECT_NE(r.out.find("ACCELBENCH_DB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NO_COLOR"), std::string::npos) << r.out;
+  // narrower still
+  expect_fits("run --help", "COLUMNS=60", 60);
+}
+
+TEST(ToolCli, RunHistoryCompareAndSweepFitHundredColumns) {
+  TempDir dir;
+  const auto db = dir.file("h.db");
+  const std::string env = "COLUMNS=100 ACCELBENCH_DB=" + db;
+  expect_fits("run --models mlp,cnn" + kTiny, env, 100);
+  expect_fits("run --models mlp" + kTiny, env, 100);
+  expect_fits("history", env, 100);
+  expect_fits("compare 1 2", env, 100);
+  expect_fits("sweep threads --model mlp --max-threads 2" + kFastPoint, env, 100);
+  // compare of two wide synthetic runs (long reasons)
+  SyntheticOptions o;
+  write_json_report(make_run(o), dir.file("a.json"));
+  o.slowdown = 1.3;
+  o.seed = 2;
+  write_json_report(make_run(o), dir.file("b.json"));
+  expect_fits(fmt::format("compare {} {}", dir.file("a.json"), dir.file("b.json")), env, 100);
+  expect_fits(fmt::format("report {} --format md", dir.file("a.json")), env, 1000);  // a file format: not wrapped
+}
+
+TEST(ToolCli, HistoryJsonRmAndPrune) {
+  TempDir dir;
+  const auto db = dir.file("h.db");
+  {
+    HistoryStore store(db);
+    for (int i = 0; i < 5; ++i) {
+      SyntheticOptions o;
+      o.workloads = {"mlp"};
+      o.seed = static_cast<std::uint64_t>(i + 1);
+      store.save_run(make_run(o));
+    }
+  }
+  const std::string env = "ACCELBENCH_DB=" + db;
+  auto r = run_cli("history --json", env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs"].size(), 5u);
+  EXPECT_EQ(j["cases"].size(), 10u);  // mlp on cpu and cuda:0 in each run
+  EXPECT_EQ(j["cases"][0]["ci_level"], 0.95);
+
+  r = run_cli("history rm 2 4", env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Removed 2 runs"), std::string::npos) << r.out;
+  j = nlohmann::json::parse(run_cli("history --json", env).out);
+  ASSERT_EQ(j["runs"].size(), 3u);
+  EXPECT_EQ(j["runs"][1]["id"], 3);
+  for (const auto& c : j["cases"]) EXPECT_NE(c["run_id"], 2);
+
+  expect_usage_error("history rm 99", "no stored run '99'", env);
+  r = run_cli("history --json", env);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["runs"].size(), 3u);  // all or none
+
+  r = run_cli("history prune --keep 1 --dry-run", env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Would remove 2 of 3 runs"), std::string::npos) << r.out;
+  r = run_cli("history prune --older-than 90d", env);  // all stored just now
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Removed 0 of 3 runs"), std::string::npos) << r.out;
+  r = run_cli("history prune --keep 1", env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Removed 2 of 3 runs"), std::string::npos) << r.out;
+  j = nlohmann::json::parse(run_cli("history --json", env).out);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["runs"][0]["id"], 5);
+  // one run of a case: too few to call a change
+  r = run_cli("history", env);
+  EXPECT_NE(r.out.find("1 run: too few to call a change"), std::string::npos) << r.out;
+
+  expect_usage_error("history prune", "needs --older-than", env);
+  expect_usage_error("history prune --older-than '3 parsecs'", "takes an age", env);
+  expect_usage_error("history prune --older-than 90x", "takes an age", env);
+  expect_usage_error("history prune --keep 0", "--keep must be at least 1", env);
+}
+
+TEST(ToolCli, DoctorFlagsABusyMachineAndOversubscribedThreads) {
+  // A child that burns one core for as long as the test needs it.
+  const pid_t burner = ::fork();
+  ASSERT_GE(burner, 0);
+  if (burner == 0) {
+    volatile unsigned long spin = 0;
+    for (;;) spin = spin + 1;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto r = run_cli("doctor");
+  ::kill(burner, SIGKILL);
+  ::waitpid(burner, nullptr, 0);
+  EXPECT_NE(r.out.find("PROBLEM      load: the machine is busy"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(fmt::format("(pid {})", burner)), std::string::npos) << r.out;  // named among the busy
+  EXPECT_NE(r.out.find("  fix:"), std::string::npos) << r.out;
+
+  const auto o = run_cli("doctor --threads 64");
+  EXPECT_NE(o.out.find("64 intra-op threads on"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("oversubscribed"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("fix:       --threads"), std::string::npos) << o.out;
+  // run says it in one line before measuring
+  const auto run = run_cli("run --models mlp --threads 8 --no-save" + kTiny);
+  EXPECT_NE(run.err.find("timings may be DISTORTED: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("oversubscribed"), std::string::npos) << run.err;
+}
+
+TEST(ToolCli, ConsistentFlagsAndReportFormats) {
+  TempDir dir;
+  write_json_report(make_run(SyntheticOptions{}), dir.file("a.json"));
+  // report --format json, and -o's extension
+  auto r = run_cli(fmt::format("report {} --format json", dir.file("a.json")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["cases"].size(), 6u);
+  r = run_cli(fmt::format("report {} -o {}", dir.file("a.json"), dir.file("b.json")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("b.json")))["cases"].size(), 6u);
+  expect_usage_error(fmt::format("report {} --format md -o {}", dir.file("a.json"), dir.file("c.json")),
+                     "--format md does not match --output");
+  // aliases: --model on run, --models on a sweep
+  expect_usage_error("run --model nosuchmodel", "unknown model 'nosuchmodel'");
+  expect_usage_error("sweep threads --models nosuchmodel", "unknown model 'nosuchmodel'");
+  // a backend this libtorch lacks
+  const auto cuda = run_cli("run --devices cuda --models mlp --no-save");
+  if (cuda.code == 2) EXPECT_NE(cuda.err.find("TORCH_PREFIX"), std::string::npos) << cuda.err;
+}
+
+TEST(ToolCli, InstallsTheBinaryItsManPageAndCompletions) {
+  TempDir dir;
+  const auto prefix = dir.file("stage");
+  const auto log = dir.file("install.log");
+  const auto install = fmt::format("'{}' --install '{}' --prefix '{}' --component tool >'{}' 2>&1", ACCELBENCH_CMAKE,
+                                   ACCELBENCH_BUILD_DIR, prefix, log);
+  ASSERT_EQ(std::system(install.c_str()), 0) << slurp(log);
+  auto sh = [&](const std::string& cmd) {
+    const auto out = dir.file("sh.out");
+    const int rc = std::system(fmt::format("{} >'{}' 2>&1", cmd, out).c_str());
+    return std::make_pair(rc, slurp(out));
+  };
+  auto [rc, out] = sh(fmt::format("'{}/bin/accelbench' --version", prefix));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out.rfind("accelbench ", 0), 0u) << out;
+  const auto man = prefix + "/share/man/man1/accelbench.1";
+  if (std::system("command -v man >/dev/null 2>&1") == 0) {
+    std::tie(rc, out) = sh(fmt::format("MANWIDTH=100 man -l '{}'", man));
+    EXPECT_EQ(rc, 0) << out;
+    for (const char* part : {"NAME", "accelbench sweep batch", "--older-than", "ACCELBENCH_DB", "EXIT STATUS"})
+      EXPECT_NE(out.find(part), std::string::npos) << part << "\n" << out.substr(0, 2000);
+  }
+  const auto bash = prefix + "/share/bash-completion/completions/accelbench";
+  auto complete = [&](const std::string& words, int cword) {
+    return sh(fmt::format("bash -c 'source \"{}\"; COMP_WORDS=({}); COMP_CWORD={}; _accelbench; echo \"${{COMPREPLY[*]}}\"'", bash,
+                          words, cword)).second;
+  };
+  std::tie(rc, out) = sh(fmt::format("bash -c 'source \"{}\"; complete -p accelbench'", bash));
+  EXPECT_NE(out.find("complete -F _accelbench accelbench"), std::string::npos) << out;
+  EXPECT_EQ(complete("accelbench sw", 1), "sweep\n");
+  EXPECT_EQ(complete("accelbench sweep b", 2), "batch\n");
+  EXPECT_EQ(complete("accelbench history pr", 2), "prune\n");
+  EXPECT_NE(complete("accelbench history --j", 2).find("--json"), std::string::npos);
+  EXPECT_NE(complete("accelbench run --models tr", 3).find("transformer"), std::string::npos);
+  EXPECT_EQ(complete("accelbench _d", 1), "\n");  // hidden commands are not offered
+  for (const auto& [shell, file] : {std::pair<std::string, std::string>{"zsh", "/share/zsh/site-functions/_accelbench"},
+                                    {"fish", "/share/fish/vendor_completions.d/accelbench.fish"}}) {
+    ASSERT_TRUE(std::filesystem::exists(prefix + file)) << file;
+    if (std::system(fmt::format("command -v {} >/dev/null 2>&1", shell).c_str()) == 0)
+      EXPECT_EQ(sh(fmt::format("{} -n '{}{}'", shell, prefix, file)).first, 0) << shell;
+  }
+}

@@ -1,0 +1,114 @@
+// doctor's machine checks on made-up /proc and /sys texts: each finding, and a case that is fine.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "system/machine_checks.h"
+
+using namespace accelbench;
+
+namespace {
+
+MachineSnapshot idle_machine() {
+  MachineSnapshot s;
+  s.logical_cores = 4;
+  s.physical_cores = 4;
+  s.threads = 4;
+  s.loadavg = "0.05 0.10 0.12 1/200 1234\n";
+  s.before = parse_proc_stat("cpu  1000 0 500 100000 10 0 0 0 0 0\ncpu0 1 2 3\n");
+  s.after = parse_proc_stat("cpu  1002 0 501 100197 10 0 0 0 0 0\n");  // 3 busy of 200 ticks
+  s.interval_s = 0.5;
+  s.governors = {"performance", "performance", "performance", "performance"};
+  s.turbo = false;
+  s.smt = false;
+  s.meminfo = "MemTotal:       16000000 kB\nMemAvailable:   12000000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n";
+  s.cpu_pressure = "some avg10=0.50 avg60=0.40 avg300=0.30 total=1\n";
+  s.temperatures_c = {45.0, 50.0};
+  return s;
+}
+
+const MachineFinding* find(const std::vector<MachineFinding>& f, const std::string& check) {
+  auto it = std::find_if(f.begin(), f.end(), [&](const MachineFinding& x) { return x.check == check; });
+  return it == f.end() ? nullptr : &*it;
+}
+
+bool any_distorts(const std::vector<MachineFinding>& f) {
+  return std::any_of(f.begin(), f.end(), [](const MachineFinding& x) { return x.distorts; });
+}
+
+}  // namespace
+
+TEST(MachineChecks, IdleMachineIsFine) {
+  const auto f = check_machine(idle_machine());
+  EXPECT_FALSE(any_distorts(f));
+  EXPECT_EQ(machine_summary(f), "");
+  EXPECT_NEAR(busy_cores(idle_machine()), 4 * 3.0 / 200, 1e-9);
+}
+
+TEST(MachineChecks, BusyMachineAndItsProcesses) {
+  auto s = idle_machine();
+  s.after = parse_proc_stat("cpu  1300 0 600 100100 10 0 0 0 0 0\n");  // 400 busy of 500 ticks: 3.2 cores
+  s.busy = {{4242, "burner", 0.99}, {77, "sshd", 0.11}};
+  const auto f = check_machine(s);
+  ASSERT_NE(find(f, "load"), nullptr);
+  EXPECT_TRUE(find(f, "load")->distorts);
+  EXPECT_NE(find(f, "load")->text.find("busy"), std::string::npos);
+  ASSERT_NE(find(f, "busy processes"), nullptr);
+  EXPECT_NE(find(f, "busy processes")->text.find("burner (pid 4242) 99%"), std::string::npos);
+  EXPECT_NE(machine_summary(f).find("DISTORTED"), std::string::npos);
+  // and 4 threads on the 1 core left: oversubscribed
+  ASSERT_NE(find(f, "threads"), nullptr);
+  EXPECT_TRUE(find(f, "threads")->distorts);
+  EXPECT_NE(find(f, "threads")->fix.find("--threads 1"), std::string::npos) << find(f, "threads")->fix;
+}
+
+TEST(MachineChecks, ThreadsAboveTheCoresOnAnIdleMachine) {
+  auto s = idle_machine();
+  s.threads = 16;
+  EXPECT_TRUE(find(check_cpu(s), "threads")->distorts);
+  s.threads = 4;
+  EXPECT_FALSE(find(check_cpu(s), "threads")->distorts);
+}
+
+TEST(MachineChecks, GovernorTurboSmtExposedOrNot) {
+  auto s = idle_machine();
+  s.governors = {"powersave", "performance"};
+  EXPECT_TRUE(find(check_cpu(s), "governor")->distorts);
+  EXPECT_NE(find(check_cpu(s), "governor")->fix.find("cpupower"), std::string::npos);
+  s.governors.clear();
+  s.turbo.reset();
+  s.smt.reset();
+  for (const char* c : {"governor", "turbo", "SMT"}) {
+    EXPECT_FALSE(find(check_cpu(s), c)->distorts) << c;
+    EXPECT_NE(find(check_cpu(s), c)->text.find("not exposed"), std::string::npos) << c;
+  }
+  s.smt = true;
+  s.logical_cores = 8;
+  EXPECT_NE(find(check_cpu(s), "SMT")->text.find("8 logical CPUs on 4 cores"), std::string::npos);
+}
+
+TEST(MachineChecks, MemorySwapPressureThermal) {
+  auto s = idle_machine();
+  s.meminfo = "MemTotal: 16000000 kB\nMemAvailable: 800000 kB\nSwapTotal: 2000000 kB\nSwapFree: 1000000 kB\n";
+  s.memory_pressure = "some avg10=12.00 avg60=1 avg300=1 total=1\nfull avg10=3.00\n";
+  s.cpu_pressure = "some avg10=55.00 avg60=1 avg300=1 total=1\n";
+  const auto m = check_memory(s);
+  EXPECT_TRUE(find(m, "memory")->distorts);
+  EXPECT_TRUE(find(m, "swap")->distorts);
+  EXPECT_TRUE(find(m, "CPU pressure")->distorts);
+  EXPECT_EQ(pressure_avg10(s.memory_pressure).value_or(-1), 12.0);
+  EXPECT_FALSE(pressure_avg10("").has_value());
+  s.temperatures_c = {95.5};
+  EXPECT_TRUE(check_thermal(s).front().distorts);
+  s.temperatures_c.clear();
+  EXPECT_NE(check_thermal(s).front().text.find("not exposed"), std::string::npos);
+}
+
+TEST(MachineChecks, ProcessStatParsing) {
+  std::string name;
+  std::uint64_t ticks = 0;
+  ASSERT_TRUE(parse_process_stat("123 (my (odd) name) R 1 123 123 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 1", name, ticks));
+  EXPECT_EQ(name, "my (odd) name");
+  EXPECT_EQ(ticks, 300u);
+  EXPECT_FALSE(parse_process_stat("garbage", name, ticks));
+}
