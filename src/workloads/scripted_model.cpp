@@ -366,7 +366,9 @@ torch::jit::Module load_module(const std::string& path, const c10::Device& devic
     if (!torchscript)
       throw UsageError(fmt::format("{}: a PyTorch archive but not TorchScript (torch.save of a model or a state_dict?); "
                                    "export the model with tools/export_model.py", name));
-    throw UsageError(fmt::format("{}: corrupt or truncated TorchScript file: {}", name, torch_message(e)));
+    auto msg = torch_message(e);  // miniz's first sentence; its advice follows
+    if (const auto end = msg.find(". "); end != std::string::npos) msg.resize(end);
+    throw UsageError(fmt::format("{}: corrupt or truncated TorchScript file: {}", name, msg));
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("{}: cannot load it as TorchScript: {}", name, e.what()));
   }
