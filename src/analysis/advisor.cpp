@@ -87,8 +87,24 @@ void advise_batch_sweep(const RunResult& run, const BatchSweep& sw, std::vector<
   }
 }
 
+// Why a lower precision is slower, from the case's measured busy share (never a guess about the
+// device's arithmetic): adds the figure it rests on to `evidence`.
+std::string slower_precision_cause(const CaseResult* c, const std::string& dtype, std::vector<std::string>& evidence) {
+  if (!c || !c->device_busy_fraction) return "the cause was not measured (no device busy time here); stay in float32";
+  const auto busy = pct(*c->device_busy_fraction);
+  evidence.push_back("device_busy=" + busy);
+  if (c->launch_bound)
+    return fmt::format("the step is launch-bound (the device is busy {} of it): the casts that {} adds are more kernels "
+                       "for the host to launch, and the arithmetic it speeds up does not set the pace; stay in float32 at "
+                       "this batch, or raise the batch until the device is busy",
+                       busy, dtype);
+  return fmt::format("the device is busy {} of the step, so the time is lost on the device ({} kernels, or the casts "
+                     "around them, slower than float32's for this model); stay in float32",
+                     busy, dtype);
+}
+
 // Precision sweep: the fastest precision that keeps parity; precisions that are slower or drift.
-void advise_precision_sweep(const PrecisionSweep& sw, std::vector<Advice>& out) {
+void advise_precision_sweep(const RunResult& run, const PrecisionSweep& sw, std::vector<Advice>& out) {
   const std::string base = fmt::format("{} on {}", sw.model, sw.device);
   const int steps = sw.parity_steps;
   for (const auto& p : sw.points) {
@@ -129,10 +145,11 @@ void advise_precision_sweep(const PrecisionSweep& sw, std::vector<Advice>& out) 
                                  sw.best && *sw.best == name ? "; the best precision here" : ""),
                      evidence});
     } else if (sp.high < 0.95) {
+      std::vector<std::string> evidence{"speedup=" + figure};
+      const CaseResult* c = p.case_index && *p.case_index < run.cases.size() ? &run.cases[*p.case_index] : nullptr;
+      const auto cause = slower_precision_cause(c, name, evidence);
       out.push_back({"precision-slower", subject,
-                     fmt::format("{} is slower than float32 here ({} the speed): this device has no fast {} path; stay in float32",
-                                 name, figure, name),
-                     {"speedup=" + figure}});
+                     fmt::format("{} is slower than float32 here ({} the speed): {}", name, figure, cause), evidence});
     }
   }
 }
@@ -230,7 +247,7 @@ void advise_crossover(const CrossoverSweep& sw, std::vector<Advice>& out) {
 
 void advise_sweep(const RunResult& run, const AnySweep& sweep, std::vector<Advice>& out) {
   if (const auto* b = std::get_if<BatchSweep>(&sweep)) advise_batch_sweep(run, *b, out);
-  else if (const auto* p = std::get_if<PrecisionSweep>(&sweep)) advise_precision_sweep(*p, out);
+  else if (const auto* p = std::get_if<PrecisionSweep>(&sweep)) advise_precision_sweep(run, *p, out);
   else if (const auto* s = std::get_if<SettingSweep>(&sweep)) advise_setting_sweep(*s, out);
   else if (const auto* c = std::get_if<CrossoverSweep>(&sweep)) advise_crossover(*c, out);
 }
@@ -371,11 +388,11 @@ void advise_precision_case(const RunResult& run, const CaseResult& c, std::vecto
                                    c.spec.dtype, figure, c.loss_after, base->loss_after, gap),
                        {"speedup=" + figure, "loss_gap=" + gap}});
       } else if (r.high < 0.95) {
+        std::vector<std::string> evidence{"speedup=" + figure};
+        const auto cause = slower_precision_cause(&c, c.spec.dtype, evidence);
         out.push_back({"precision-slower", subject_of(c),
-                       fmt::format("{} is slower than float32 here ({} the speed): this device has no fast {} path; "
-                                   "stay in float32",
-                                   c.spec.dtype, figure, c.spec.dtype),
-                       {"speedup=" + figure}});
+                       fmt::format("{} is slower than float32 here ({} the speed): {}", c.spec.dtype, figure, cause),
+                       evidence});
       }
     }
   }
@@ -412,6 +429,8 @@ std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, cons
   for (const auto& c : run.cases) {
     if (!c.ok()) continue;
     advise_case(run, c, out);
+    // One launch-bound advice per subject: in a sweep, its last point (a batch sweep's largest batch).
+    std::erase_if(out, [&](const Advice& a) { return a.rule == "launch-bound" && a.subject == subject_of(c); });
     advise_launch_bound(c, out);
     if (sweep_kind != "precision") advise_precision_case(run, c, out);  // a precision sweep has its own rules
   }
