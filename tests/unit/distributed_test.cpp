@@ -1,0 +1,140 @@
+// Data-parallel training without GPUs: the gradient buckets and their all-reduce over the fake
+// process group (ranks as threads), against single-process sums.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <thread>
+
+#include "distributed/data_parallel_task.h"
+#include "distributed/fake_collectives.h"
+#include "distributed/gradient_reducer.h"
+#include "workloads/workload.h"
+
+namespace accelbench {
+namespace {
+
+TEST(GradientBuckets, ReverseOrderWithinTheCap) {
+  // bytes of parameters 0..5; first bucket 8 B, then 10 B; the 40 B parameter gets a bucket alone.
+  const auto b = assign_buckets({4, 4, 4, 4, 40, 4}, 10, 8);
+  const std::vector<std::vector<std::size_t>> want{{5}, {4}, {3, 2}, {1, 0}};
+  EXPECT_EQ(b, want);
+  EXPECT_EQ(assign_buckets({4, 4}, 1 << 20, 1 << 20), (std::vector<std::vector<std::size_t>>{{1, 0}}));
+  EXPECT_TRUE(assign_buckets({}, 10, 10).empty());
+}
+
+torch::nn::Sequential small_net(int seed) {
+  torch::manual_seed(seed);
+  return torch::nn::Sequential(torch::nn::Linear(8, 16), torch::nn::ReLU(), torch::nn::Linear(16, 4));
+}
+
+at::Tensor input_of(int rank) { return torch::linspace(-1.0 + rank, 1.0 + 2 * rank, 6 * 8).reshape({6, 8}); }
+
+// Gradients of the loss on rank r's batch, with `net`'s current weights, single process.
+std::vector<at::Tensor> single_process_grads(torch::nn::Sequential net, int rank) {
+  net->zero_grad(true);
+  net->forward(input_of(rank)).pow(2).mean().backward();
+  std::vector<at::Tensor> g;
+  for (auto& p : net->parameters()) g.push_back(p.grad().clone());
+  return g;
+}
+
+TEST(GradientReducer, TwoRanksAverageLikeOneProcess) {
+  FakeWorld world(2);
+  std::vector<torch::nn::Sequential> nets{small_net(1), small_net(2)};  // different initial weights
+  // The reference: rank 0's weights, the mean of the two ranks' gradients.
+  auto ref = small_net(1);
+  auto g0 = single_process_grads(ref, 0), g1 = single_process_grads(ref, 1);
+  std::vector<int> launched(2);
+  std::vector<std::vector<std::int64_t>> bucket_bytes(2);
+  auto rank_main = [&](int r) {
+    FakeCollectives c(world, r);
+    broadcast_parameters(c, nets[r]->parameters(), 0);
+    GradientReducer reducer(nets[r]->parameters(), c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64);
+    nets[r]->forward(input_of(r)).pow(2).mean().backward();
+    reducer.finish();
+    launched[r] = reducer.launched_during_backward();
+    bucket_bytes[r] = reducer.bucket_bytes();
+  };
+  std::thread t1(rank_main, 1);
+  rank_main(0);
+  t1.join();
+  for (int r = 0; r < 2; ++r) {
+    auto params = nets[r]->parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(torch::allclose(params[i], ref->parameters()[i])) << "rank " << r << " weights not broadcast";
+      EXPECT_TRUE(torch::allclose(params[i].grad(), (g0[i] + g1[i]) / 2, 1e-5, 1e-6)) << "rank " << r << " param " << i;
+    }
+    // Every bucket was full before backward returned: all launched from the hooks.
+    EXPECT_EQ(launched[r], static_cast<int>(bucket_bytes[r].size()));
+  }
+  EXPECT_GE(bucket_bytes[0].size(), 3u);
+  // On the wire: 4 broadcasts (the weights), then the buckets' all-reduces in bucket order.
+  const auto calls = world.calls_of(0);
+  ASSERT_EQ(calls.size(), 4 + bucket_bytes[0].size());
+  for (std::size_t b = 0; b < bucket_bytes[0].size(); ++b) {
+    EXPECT_EQ(calls[4 + b].kind, "allreduce");
+    EXPECT_EQ(calls[4 + b].numel * 4, bucket_bytes[0][b]);
+  }
+}
+
+TEST(GradientReducer, UnusedParameterGetsZerosAndNothingHangs) {
+  FakeWorld world(1);
+  FakeCollectives c(world, 0);
+  auto net = small_net(3);
+  auto unused = torch::ones({5}, torch::requires_grad());
+  auto params = net->parameters();
+  params.insert(params.begin(), unused);  // first: the last bucket, never filled by the backward pass
+  GradientReducer reducer(params, c, 64, 64);
+  net->forward(input_of(0)).sum().backward();
+  reducer.finish();
+  ASSERT_TRUE(unused.grad().defined());
+  EXPECT_EQ(unused.grad().abs().sum().item<double>(), 0.0);
+  EXPECT_LT(reducer.launched_during_backward(), static_cast<int>(reducer.bucket_bytes().size()));
+}
+
+TEST(FakeCollectives, AWaitNoRankAnswersTimesOut) {
+  FakeWorld world(2, std::chrono::milliseconds(200));
+  FakeCollectives c(world, 0);
+  auto t = torch::ones({3});
+  auto work = c.allreduce_sum(t);
+  EXPECT_THROW(work->wait(), std::runtime_error);
+}
+
+TEST(FakeCollectives, MismatchedCollectivesAreAnError) {
+  FakeWorld world(2, std::chrono::milliseconds(200));
+  FakeCollectives c0(world, 0), c1(world, 1);
+  auto a = torch::ones({3}), b = torch::ones({4});
+  c0.allreduce_sum(a);
+  EXPECT_THROW(c1.allreduce_sum(b), std::runtime_error);
+}
+
+// A real workload (mlp) trained on two fake ranks: the ranks' weights stay identical step after step.
+TEST(DataParallelTask, RanksStayInStep) {
+  auto workload = make_workload("mlp");
+  WorkloadOptions o;
+  o.batch_size = 16;
+  o.inputs.use_real_data = false;
+  o.staged_batches = 2;
+  std::vector<std::unique_ptr<TrainingTask>> inner;
+  for (int r = 0; r < 2; ++r) {
+    o.inputs.seed = 10 + r;  // different weights and data on each rank; rank 0's weights are broadcast
+    inner.push_back(workload->build(o));
+  }
+  FakeWorld world(2);
+  std::vector<std::vector<at::Tensor>> params(2);
+  auto rank_main = [&](int r) {
+    FakeCollectives c(world, r);
+    broadcast_parameters(c, inner[r]->trainable_parameters(), 0);
+    DataParallelTask task(std::move(inner[r]), c, 1 << 20);
+    for (int s = 0; s < 3; ++s) task.step();
+    for (auto& p : task.trainable_parameters()) params[r].push_back(p.detach().clone());
+  };
+  std::thread t1(rank_main, 1);
+  rank_main(0);
+  t1.join();
+  ASSERT_FALSE(params[0].empty());
+  for (std::size_t i = 0; i < params[0].size(); ++i) EXPECT_TRUE(torch::equal(params[0][i], params[1][i])) << i;
+}
+
+}  // namespace
+}  // namespace accelbench
