@@ -51,7 +51,7 @@ void check_workload_inputs(const WorkloadInputs& in) {
   check_seq_len(in.seq_len);
   check_data_dir(in.data_dir);
   if (!in.variant.empty() && in.variant != "torchvision" && in.variant != "cifar")
-    throw UsageError(fmt::format("unknown --variant '{}'; available: torchvision, cifar (resnet18)", printable(in.variant)));
+    throw UsageError(fmt::format("unknown resnet18 variant '{}' (--variant); available: torchvision, cifar", printable(in.variant)));
   if (in.workers < -1 || in.workers > 256) throw UsageError(fmt::format("--workers must be in [0, 256] (got {})", in.workers));
   if (!in.text_path.empty() && !std::filesystem::exists(in.text_path))
     throw UsageError(fmt::format("--text file not found: {}", in.text_path));

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/build_info.h"
 #include "core/durations.h"
 #include "core/system_info.h"
@@ -28,6 +29,7 @@ void add_doctor_command(CLI::App& app, Action& action) {
   cmd->add_option("--threads", *threads, "Check this many intra-op threads against the free cores (default: torch's)");
   cmd->callback([&action, verbose, threads]() {
     action = [verbose, threads]() {
+      if (*threads != 0) check_threads(*threads);  // 1 up to 4 per logical core (0: torch's)
       const auto h = read_host_info();
       const auto torch = engine::torch_runtime();
       std::cout << fmt::format("accelbench   {} ({})\n", accelbench_version(), accelbench_git_commit());
