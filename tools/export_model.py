@@ -165,6 +165,12 @@ def compile_module(torch, model, example, force_trace):
                   "train/eval-dependent code (dropout, batch norm) are frozen as traced (in training mode)",
                   file=sys.stderr)
     traced = torch.jit.trace(model, tuple(example), strict=False, check_trace=False)
+    frozen = len(re.findall(r'Device = prim::Constant\[value="cpu"\]', str(traced.inlined_graph)))
+    if frozen:
+        print(f"warning: the trace froze device=cpu in {frozen} place{'s' if frozen > 1 else ''} (tensors the forward "
+              "creates, e.g. torch.ones(..., device=x.device)): on an accelerator it will fail with 'Expected all "
+              "tensors to be on the same device'; pass such tensors as inputs (--input) or create them with "
+              "*_like(x)", file=sys.stderr)
     return traced, "torch.jit.trace"
 
 

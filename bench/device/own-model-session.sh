@@ -33,7 +33,7 @@ common="--devices cuda --dtype float32,bfloat16 --synthetic --quick --rounds 1 -
   echo "== export Hugging Face BertForSequenceClassification (BertConfig, no download)"
   t0=$(date +%s)
   timeout 60 $PY tools/export_model.py --file bench/device/own_model_factories.py --factory bert_base_classifier \
-    --input 128:int64:0..30522 --target classes:2 -o "$M/hf-bert.pt"
+    --input 128:int64:0..30522,128:int64:1..2 --target classes:2 -o "$M/hf-bert.pt"
   echo "export: $(( $(date +%s) - t0 )) s"
   echo "== run: built-in bert-base vs the exported one, cuda fp32 + bf16, batch 32, sequence 128"
   timeout 70 $B run --models bert-base --model-file "$M/hf-bert.pt" $common --batch-size 32 --seq-len 128 --json "$D/bert.json"
