@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/fit_check.h"
 #include "cli/commands.h"
 #include "cli/run_request.h"
 #include "core/durations.h"
+#include "core/plan.h"
 #include "drivers/rounds.h"
 #include "engine/engine.h"
 #include "engine/torch_info.h"
@@ -77,6 +79,13 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
     run.context.warnings.push_back(machine);
   printer.context(run.context);
   printer.plan(plan_line(o, request));
+  // Time promises: the cases whose stored step time says they cannot fit their share, said before measuring.
+  if (store) {
+    const auto& st = request.suite.options.settings;
+    const auto steps = (st.min_warmup_steps + st.stopping.min_samples) * static_cast<std::size_t>(request.timing.rounds);
+    const double share = budget_share(request.suite.budget_s, request.suite.max_per_case_s, 0, request.suite.plan.cases.size());
+    for (const auto& line : cases_that_cannot_fit(request.suite.plan.cases, store->case_history(), share, steps)) printer.note(line);
+  }
 
   // Each case in interleaved rounds (fresh processes by default): the interval covers the next run.
   const auto each_round = round_measurer(request.timing);

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <algorithm>
 #include <tuple>
 #include <thread>
 #include <sstream>
@@ -154,8 +155,9 @@ TEST(ToolCli, DoctorFlagsABusyMachineAndOversubscribedThreads) {
   EXPECT_NE(r.out.find(fmt::format("(pid {})", burner)), std::string::npos) << r.out;  // named among the busy
   EXPECT_NE(r.out.find("  fix:"), std::string::npos) << r.out;
 
-  const auto o = run_cli("doctor --threads 64");
-  EXPECT_NE(o.out.find("64 intra-op threads on"), std::string::npos) << o.out;
+  const unsigned most = 4 * std::max(1u, std::thread::hardware_concurrency());  // the most --threads allows: 4 a core
+  const auto o = run_cli(fmt::format("doctor --threads {}", most));
+  EXPECT_NE(o.out.find(fmt::format("{} intra-op threads on", most)), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("oversubscribed"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("fix:       --threads"), std::string::npos) << o.out;
   // run says it in one line before measuring
@@ -225,4 +227,21 @@ TEST(ToolCli, InstallsTheBinaryItsManPageAndCompletions) {
     if (std::system(fmt::format("command -v {} >/dev/null 2>&1", shell).c_str()) == 0)
       EXPECT_EQ(sh(fmt::format("{} -n '{}{}'", shell, prefix, file)).first, 0) << shell;
   }
+}
+
+TEST(ToolCli, RunSaysBeforeMeasuringWhichCaseCannotFit) {
+  TempDir dir;
+  const auto db = dir.file("h.db");
+  {
+    HistoryStore store(db);
+    SyntheticOptions o;
+    o.workloads = {"mlp"};  // mlp on cpu at batch 64: a 4 ms step
+    store.save_run(make_run(o));
+  }
+  // --quick: 2 rounds of 2 warm-up steps + 5 samples = 14 steps, ~56 ms: more than a 50 ms share
+  const auto r = run_cli("run --quick --models mlp --devices cpu --synthetic --no-progress --max-time-per-case 0.05s --db " + db);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const auto warned = r.err.find("mlp on cpu (float32, batch 64) cannot fit: a step took");
+  ASSERT_NE(warned, std::string::npos) << r.err;
+  EXPECT_LT(warned, r.err.find("stored as run")) << "said before measuring:\n" << r.err;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/fit_check.h"
 #include "report/terminal.h"
 #include "report/terminal_table.h"
 #include "store/history_store.h"
@@ -118,4 +119,20 @@ TEST(HistoryPrune, RemoveRunsDeletesTheirCasesAndSpeedups) {
   for (const auto& p : store.case_history()) EXPECT_EQ(p.run_id, 2);
   EXPECT_EQ(store.remove_runs({7}), 0u);  // not there: nothing removed
   EXPECT_EQ(store.list_runs().size(), 1u);
+}
+
+TEST(FitCheck, ACaseWhoseStoredStepCannotFitItsShareIsNamedBeforeMeasuring) {
+  std::vector<CaseHistoryPoint> history(3);
+  history[0] = {.run_id = 4, .workload = "transformer", .device = "cpu", .dtype = "float32", .batch_size = 64, .median = 9.0};
+  history[1] = {.run_id = 6, .workload = "transformer", .device = "cpu", .dtype = "float32", .batch_size = 64, .median = 2.0};
+  history[2] = {.run_id = 6, .workload = "mlp", .device = "cpu", .dtype = "float32", .batch_size = 64, .median = 0.004};
+  const std::vector<CaseSpec> plan{{"mlp", "cpu"}, {"transformer", "cpu"}, {"cnn", "cpu"}};
+  // 2 rounds of 2 warm-up steps + 5 samples = 14 steps: the transformer's 2 s steps need ~28 s > 10 s
+  const auto lines = cases_that_cannot_fit(plan, history, 10.0, 14);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("transformer on cpu (float32, batch 64) cannot fit: a step took 2.000 s in run 6"), std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[0].find("--budget"), std::string::npos);
+  EXPECT_TRUE(cases_that_cannot_fit(plan, history, 60.0, 14).empty());  // the newest step fits a minute
+  EXPECT_TRUE(cases_that_cannot_fit(plan, {}, 1.0, 14).empty());       // no history: no claim
 }
