@@ -788,6 +788,12 @@ def main():
     started = time.monotonic()
     root = tempfile.mkdtemp(prefix="accelbench-matrix-")
     try:
+        # A private copy, so that a rebuild of the binary during the matrix (a shared build folder)
+        # does not pull it away mid-run; the original when the copy does not run (a relative rpath).
+        copy = os.path.join(root, "accelbench")
+        shutil.copy2(binary, copy)
+        if subprocess.run([copy, "--version"], capture_output=True).returncode == 0:
+            binary = copy
         fixtures = make_fixtures(root, binary)
         runner = Runner(binary, fixtures, root)
         cases, uncovered = option_cases(binary)
