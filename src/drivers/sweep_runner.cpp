@@ -31,9 +31,9 @@ SweepRunner::SweepRunner(const SweepEnvironment& env)
 }
 
 double SweepRunner::allowance(std::size_t points_left) const {
-  // This point and the `points_left` after it share what is left. (A batch sweep learns how many
-  // points are left only as it goes, so the count is given each time.)
-  return budget_share(budget_s_, max_per_point_s_, spent_s_, points_left + 1);
+  // The `points_left` still to run (this one included) share what is left. (A batch sweep learns
+  // how many points are left only as it goes, so the count is given each time.)
+  return budget_share(budget_s_, max_per_point_s_, spent_s_, points_left);
 }
 
 std::string SweepRunner::budget_text() const {
