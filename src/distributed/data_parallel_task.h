@@ -1,7 +1,7 @@
 #pragma once
 // A TrainingTask trained data-parallel: the wrapped task's forward and backward on this rank's
 // batch, the gradients averaged over the ranks by a GradientReducer (bucketed all-reduces launched
-// from the backward pass), then the wrapped task's optimizer step. Built after the initial weights
+// from the backward pass, the gradients views of the buckets), then the wrapped task's optimizer step. Built after the initial weights
 // were broadcast from rank 0 (broadcast_parameters).
 #include <memory>
 
@@ -23,6 +23,7 @@ class DataParallelTask final : public TrainingTask {
   void optimizer_step() override {
     reducer_->finish();
     inner_->optimizer_step();
+    reducer_->rebind_and_zero();  // the wrapped optimizer's zero_grad set the gradients to none
   }
   double evaluation_loss() override { return inner_->evaluation_loss(); }
   std::int64_t parameter_count() const override { return inner_->parameter_count(); }

@@ -1,6 +1,8 @@
 #include "distributed/gradient_reducer.h"
 
 #include <fmt/format.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include <torch/csrc/autograd/variable.h>
 #include <torch/torch.h>
 
 #include <stdexcept>
@@ -49,30 +51,62 @@ GradientReducer::GradientReducer(std::vector<at::Tensor> params, Collectives& co
     }
     buckets_[b].flat = torch::zeros({numel}, params_[plan_[b][0]].options().requires_grad(false));
   }
-  for (std::size_t i = 0; i < params_.size(); ++i)
-    hooks_.push_back(params_[i].register_hook([this, i](const at::Tensor& grad) { on_gradient(i, grad); }));
+  torch::NoGradGuard no_grad;
+  views_.resize(params_.size());
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    auto& p = params_[i];
+    const auto& flat = buckets_[bucket_of_[i]].flat;
+    const auto offset = buckets_[bucket_of_[i]].offsets[slot_of_[i]];
+    // As DDP: the view keeps the parameter's strides where it is dense (channels-last stays so).
+    views_[i] = p.is_non_overlapping_and_dense() ? flat.as_strided(p.sizes(), p.strides(), offset)
+                                                 : flat.narrow(0, offset, p.numel()).view(p.sizes());
+    if (p.grad().defined()) views_[i].copy_(p.grad());
+    p.mutable_grad() = views_[i];
+    // A hook after the accumulation (as DDP's on the grad accumulator); the accumulator is kept alive
+    // so that autograd keeps using this one node for the parameter.
+    auto acc = torch::autograd::impl::grad_accumulator(p);
+    if (!acc) throw std::invalid_argument("GradientReducer: a parameter is not a leaf that requires grad");
+    const auto key = acc->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+        [this, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
+          on_accumulated(i);
+          return outputs;
+        }));
+    unhook_.emplace_back([acc, key] { acc->del_post_hook(key); });
+  }
 }
 
 GradientReducer::~GradientReducer() {
-  for (std::size_t i = 0; i < params_.size(); ++i) {
+  for (auto& unhook : unhook_) {
     try {
-      params_[i].remove_hook(hooks_[i]);
+      unhook();
     } catch (const std::exception&) {
     }
   }
 }
 
-void GradientReducer::on_gradient(std::size_t i, const at::Tensor& grad) {
+bool GradientReducer::grad_is_view(std::size_t i) const {
+  const auto& g = params_[i].grad();
+  return g.defined() && g.unsafeGetTensorImpl() == views_[i].unsafeGetTensorImpl();
+}
+
+void GradientReducer::on_accumulated(std::size_t i) {
   torch::NoGradGuard no_grad;
   std::lock_guard lock(mutex_);
   auto& bucket = buckets_[bucket_of_[i]];
-  auto slot = bucket.flat.narrow(0, bucket.offsets[slot_of_[i]], params_[i].numel());
-  if (arrived_[i]) {  // a second gradient for the same parameter in one backward pass
+  auto& p = params_[i];
+  if (!grad_is_view(i)) {  // the gradient was replaced (a zero_grad set it to none): back into the bucket
+    if (p.grad().defined()) {
+      if (arrived_[i]) views_[i].add_(p.grad());
+      else views_[i].copy_(p.grad());
+    } else if (!arrived_[i]) {
+      views_[i].zero_();
+    }
+    p.mutable_grad() = views_[i];
+  }
+  if (arrived_[i]) {  // a second accumulation for the same parameter in one backward pass
     if (bucket.launched) throw std::runtime_error("GradientReducer: a gradient arrived after its bucket was launched");
-    slot.add_(grad.reshape({-1}));
     return;
   }
-  slot.copy_(grad.reshape({-1}));
   arrived_[i] = true;
   ++bucket.filled;
   launch_ready_buckets();
@@ -95,25 +129,18 @@ void GradientReducer::finish() {
   std::lock_guard lock(mutex_);
   finishing_ = true;
   for (; next_launch_ < buckets_.size(); ++next_launch_) {  // parameters with no gradient: zeros
-    auto& bucket = buckets_[next_launch_];
-    for (std::size_t j = 0; j < plan_[next_launch_].size(); ++j) {
-      const auto i = plan_[next_launch_][j];
-      if (!arrived_[i]) bucket.flat.narrow(0, bucket.offsets[j], params_[i].numel()).zero_();
+    for (const auto i : plan_[next_launch_]) {
+      if (arrived_[i]) continue;
+      views_[i].zero_();
+      if (!grad_is_view(i)) params_[i].mutable_grad() = views_[i];
     }
     launch(next_launch_);
   }
   const double world = static_cast<double>(collectives_.world_size());
   last_works_.clear();
-  for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    auto& bucket = buckets_[b];
+  for (auto& bucket : buckets_) {  // the gradients are views of the buffers: averaged in place
     bucket.work->wait();
     if (world > 1) bucket.flat.div_(world);
-    for (std::size_t j = 0; j < plan_[b].size(); ++j) {
-      auto& p = params_[plan_[b][j]];
-      auto avg = bucket.flat.narrow(0, bucket.offsets[j], p.numel()).view(p.sizes());
-      if (p.grad().defined()) p.mutable_grad().copy_(avg);
-      else p.mutable_grad() = avg.clone();
-    }
     last_works_.push_back(std::move(bucket.work));
     bucket.filled = 0;
     bucket.launched = false;
@@ -123,6 +150,14 @@ void GradientReducer::finish() {
   last_launched_in_backward_ = launched_in_backward_;
   launched_in_backward_ = 0;
   finishing_ = false;
+}
+
+void GradientReducer::rebind_and_zero() {
+  torch::NoGradGuard no_grad;
+  std::lock_guard lock(mutex_);
+  for (auto& bucket : buckets_) bucket.flat.zero_();
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    if (!grad_is_view(i)) params_[i].mutable_grad() = views_[i];
 }
 
 std::optional<double> GradientReducer::last_step_comm_s() {

@@ -1,12 +1,16 @@
 #pragma once
-// Gradient all-reduce in buckets, as PyTorch's DistributedDataParallel does it: the parameters in
-// reverse order (the order the backward pass produces their gradients) grouped into buckets of
-// about `bucket_bytes` (the first one smaller, so communication starts early); a hook on each
-// parameter copies its gradient into its bucket's flat buffer, and when a bucket is full its
-// asynchronous all-reduce is launched, in bucket order on every rank, while the backward pass goes
-// on. finish(), before the optimizer step, waits for them all, divides by the world size and copies
-// the averages back into the gradients.
+// Gradient all-reduce in buckets, as PyTorch's DistributedDataParallel does it with
+// gradient_as_bucket_view=True: the parameters in reverse order (the order the backward pass
+// produces their gradients) grouped into buckets of about `bucket_bytes` (the first one smaller, so
+// communication starts early), each bucket one flat buffer, and every parameter's .grad a view of its
+// slot in it, so autograd accumulates straight into the bucket (no copy in, no copy out). A hook
+// after each parameter's gradient accumulation marks it ready; when a bucket is full its asynchronous
+// all-reduce is launched in place, in bucket order on every rank, while the backward pass goes on.
+// finish(), before the optimizer step, waits for them all and divides each buffer by the world size
+// in place. rebind_and_zero(), after the optimizer step, zeroes the buffers (one fill a bucket) and
+// points back at them any gradient the optimizer's zero_grad set to none.
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -33,6 +37,11 @@ class GradientReducer {
   // After backward, before the optimizer step: every bucket reduced, gradients averaged in place.
   // Buckets whose parameters got no gradient this step are launched here (zeros for those).
   void finish();
+  // After the optimizer step, before the next backward: the buffers zeroed and every gradient a view
+  // of its bucket again.
+  void rebind_and_zero();
+  // Bucket b's flat buffer (every gradient in it is a view of it).
+  const at::Tensor& bucket_buffer(std::size_t b) const { return buckets_[b].flat; }
 
   const std::vector<std::vector<std::size_t>>& bucket_params() const { return plan_; }
   std::vector<std::int64_t> bucket_bytes() const;
@@ -51,7 +60,8 @@ class GradientReducer {
     bool launched = false;
     std::shared_ptr<CollectiveWork> work;
   };
-  void on_gradient(std::size_t param, const at::Tensor& grad);
+  void on_accumulated(std::size_t param);  // after autograd accumulated the parameter's gradient
+  bool grad_is_view(std::size_t param) const;
   void launch_ready_buckets();  // in bucket order, each at most once
   void launch(std::size_t b);
 
@@ -61,7 +71,8 @@ class GradientReducer {
   std::vector<Bucket> buckets_;
   std::vector<std::size_t> bucket_of_, slot_of_;  // per parameter
   std::vector<bool> arrived_;
-  std::vector<unsigned> hooks_;
+  std::vector<at::Tensor> views_;             // per parameter: its slot in its bucket, its shape
+  std::vector<std::function<void()>> unhook_;  // removes a post-accumulation hook
   std::size_t next_launch_ = 0;
   int launched_in_backward_ = 0, last_launched_in_backward_ = 0;
   bool finishing_ = false;

@@ -1,5 +1,7 @@
 // Data-parallel training without GPUs: the gradient buckets and their all-reduce over the fake
 // process group (ranks as threads), against single-process sums.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -75,6 +77,55 @@ TEST(GradientReducer, TwoRanksAverageLikeOneProcess) {
     EXPECT_EQ(calls[4 + b].kind, "allreduce");
     EXPECT_EQ(calls[4 + b].numel * 4, bucket_bytes[0][b]);
   }
+}
+
+// gradient_as_bucket_view: every .grad shares its bucket's storage and holds the mean of the ranks'
+// gradients, step after step: after rebind_and_zero (the optimizer set the gradients to none), and
+// when nobody rebinds (the hook copies the new gradient back into the bucket).
+TEST(GradientReducer, GradientsAreViewsOfTheBucketsAndHoldTheMean) {
+  FakeWorld world(2);
+  std::vector<torch::nn::Sequential> nets{small_net(1), small_net(2)};
+  auto ref = small_net(1);
+  auto batch = [](int r, int step) { return input_of(r) * (1.0 + step); };
+  std::vector<std::vector<at::Tensor>> want;  // per step, per parameter: the single-process mean
+  for (int s = 0; s < 3; ++s) {
+    std::vector<at::Tensor> sum;
+    for (int r = 0; r < 2; ++r) {
+      ref->zero_grad(true);
+      ref->forward(batch(r, s)).pow(2).mean().backward();
+      auto ps = ref->parameters();
+      for (std::size_t i = 0; i < ps.size(); ++i) {
+        if (r == 0) sum.push_back(ps[i].grad().clone() / 2);
+        else sum[i] += ps[i].grad() / 2;
+      }
+    }
+    want.push_back(sum);
+  }
+  std::vector<std::vector<std::string>> failures(2);
+  auto rank_main = [&](int r) {
+    FakeCollectives c(world, r);
+    broadcast_parameters(c, nets[r]->parameters(), 0);
+    auto params = nets[r]->parameters();
+    GradientReducer reducer(params, c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64);
+    for (int s = 0; s < 3; ++s) {
+      nets[r]->forward(batch(r, s)).pow(2).mean().backward();
+      reducer.finish();
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        bool aliased = false;
+        for (std::size_t b = 0; b < reducer.bucket_params().size(); ++b)
+          aliased = aliased || params[i].grad().is_alias_of(reducer.bucket_buffer(b));
+        if (!aliased) failures[r].push_back(fmt::format("step {} param {}: grad not a view of a bucket", s, i));
+        if (!torch::allclose(params[i].grad(), want[s][i], 1e-5, 1e-6))
+          failures[r].push_back(fmt::format("step {} param {}: not the mean", s, i));
+      }
+      for (auto& p : params) p.mutable_grad().reset();  // as the optimizer's zero_grad (set to none)
+      if (s == 0) reducer.rebind_and_zero();             // step 2: nobody rebinds
+    }
+  };
+  std::thread t1(rank_main, 1);
+  rank_main(0);
+  t1.join();
+  for (int r = 0; r < 2; ++r) EXPECT_TRUE(failures[r].empty()) << "rank " << r << ": " << fmt::format("{}", fmt::join(failures[r], "; "));
 }
 
 TEST(GradientReducer, UnusedParameterGetsZerosAndNothingHangs) {
