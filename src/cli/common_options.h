@@ -23,12 +23,11 @@ namespace accelbench {
 enum InputFlag : unsigned { kTextFlag = 1u << 0, kWorkersFlag = 1u << 1 };
 void add_workload_input_options(CLI::App* cmd, WorkloadInputs& inputs, unsigned extra = 0);
 void check_workload_inputs(const WorkloadInputs& inputs);
-
 // The case's workload: the model given with `model_flag`, or the model file's case name
 // (--model-file); UsageError when neither or both are given.
 std::string model_or_file(const std::string& model, const WorkloadInputs& inputs, const std::string& model_flag);
-inline constexpr int kRoundsNotGiven = INT_MIN;
 
+inline constexpr int kRoundsNotGiven = INT_MIN;
 
 // The stopping rule and time limits as typed on the command line (durations are text: "0.5s").
 struct TimingFlags {

@@ -63,10 +63,10 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+    check_raw_values(app);  // empty values, negative unsigned and beyond-64-bit numbers, for every option
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
-    check_raw_values(app);  // empty values, negative unsigned and beyond-64-bit numbers, for every option
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);

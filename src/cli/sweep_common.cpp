@@ -99,6 +99,7 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   }
   if (!o.json_path.empty()) check_writable(o.json_path, "--json");
   if (!o.no_save) check_distinct_files(o.json_path, "--json", o.db_path.empty() ? HistoryStore::default_path() : o.db_path, "--db");
+  if (!o.no_save) check_db_folder(o.db_path);
   engine::validate_case(b, o.inputs);
   s.measure.inputs = o.inputs;
   s.measure.settings = timing.settings;
@@ -110,7 +111,6 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   if (!o.no_save) s.store = std::make_unique<HistoryStore>(o.db_path.empty() ? HistoryStore::default_path() : o.db_path);
   s.measurer = timing.rounds > 1 ? round_measurer(timing) : engine::in_process_measurer();
   s.printer = std::make_unique<FanOutPrinter>();
-  if (!o.no_save) check_db_folder(o.db_path);
   s.printer->add(std::make_unique<TerminalPrinter>(true, false, o.json_path));
   if (!o.json_path.empty()) s.printer->add(std::make_unique<JsonFilePrinter>(o.json_path));
   return s;
