@@ -8,19 +8,27 @@
 
 namespace accelbench {
 
+// "3x224x224" on 'x' -> {"3", "224", "224"}: every item as written, empty ones included (fields of a
+// structured value, where an empty field is an error for the caller to name).
+inline std::vector<std::string> split_fields(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto end = text.find(separator, start);
+    out.emplace_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return out;
+    start = end + 1;
+  }
+}
+
 // "a, b,c" -> {"a", "b", "c"}: items trimmed of spaces; empty items dropped unless `keep_empty`
 // (where positions matter: "0,,1" -> {"0", "", "1"}).
 inline std::vector<std::string> split_list(std::string_view text, bool keep_empty = false) {
   std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const auto comma = text.find(',', start);
-    auto item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+  for (std::string_view item : split_fields(text, ',')) {
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     if (keep_empty || !item.empty()) out.emplace_back(item);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/errors.h"
+#include "core/lists.h"
 
 namespace accelbench {
 
@@ -14,17 +15,6 @@ namespace {
 
 const char* const kInputForm = "DIMS:DTYPE[:LOW..HIGH][,...], e.g. 3x224x224:float32 or 128:int64:0..30522";
 const char* const kTargetForm = "classes:N, mse:DIMS or loss";
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const auto end = text.find(sep, start);
-    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) return parts;
-    start = end + 1;
-  }
-}
 
 bool parse_int(const std::string& s, std::int64_t& v) {
   if (s.empty()) return false;
@@ -52,7 +42,7 @@ bool parse_number(const std::string& s, double& v) {
 bool parse_dims(const std::string& text, std::vector<std::int64_t>& dims) {
   dims.clear();
   if (text == "scalar") return true;
-  for (const auto& d : split(text, 'x')) {
+  for (const auto& d : split_fields(text, 'x')) {
     std::int64_t v = 0;
     if (!parse_int(d, v) || v < 1 || v >= (std::int64_t{1} << 31)) return false;
     dims.push_back(v);
@@ -68,7 +58,7 @@ TensorSpec parse_one_input(const std::string& text) {
   const auto bad = [&](const std::string& why) {
     return UsageError(fmt::format("--input '{}': {}; expected {}", printable(text), why, kInputForm));
   };
-  const auto fields = split(text, ':');
+  const auto fields = split_fields(text, ':');
   if (fields.size() < 2 || fields.size() > 3) throw bad("not DIMS:DTYPE");
   TensorSpec s;
   if (!parse_dims(fields[0], s.dims)) throw bad(fmt::format("'{}' is not a shape like 3x224x224", printable(fields[0])));
@@ -89,7 +79,7 @@ TensorSpec parse_one_input(const std::string& text) {
 std::vector<TensorSpec> parse_input_specs(const std::string& text) {
   if (text.empty()) throw UsageError(fmt::format("--input is empty; expected {}", kInputForm));
   std::vector<TensorSpec> specs;
-  for (const auto& part : split(text, ',')) specs.push_back(parse_one_input(part));
+  for (const auto& part : split_fields(text, ',')) specs.push_back(parse_one_input(part));
   return specs;
 }
 

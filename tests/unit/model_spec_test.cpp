@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
+#include "core/lists.h"
 #include "core/model_spec.h"
 #include "core/options.h"
 
@@ -80,3 +81,11 @@ TEST(ModelSpec, ModelFileInputsRoundTripThroughJson) {
 
 }  // namespace
 }  // namespace accelbench
+
+// The one list parser (core/lists.h): fields as written, and people's comma lists trimmed.
+TEST(Lists, FieldsKeepEmptyItemsAndListsAreTrimmed) {
+  EXPECT_EQ(accelbench::split_fields("3x224x224", 'x'), (std::vector<std::string>{"3", "224", "224"}));
+  EXPECT_EQ(accelbench::split_fields("a::b", ':'), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(accelbench::split_list("mlp, cnn ,, resnet18"), (std::vector<std::string>{"mlp", "cnn", "resnet18"}));
+  EXPECT_EQ(accelbench::split_list("0,,1", true), (std::vector<std::string>{"0", "", "1"}));
+}
