@@ -102,6 +102,7 @@ void GradientReducer::on_accumulated(std::size_t i) {
       views_[i].zero_();
     }
     p.mutable_grad() = views_[i];
+    ++copied_;
   }
   if (arrived_[i]) {  // a second accumulation for the same parameter in one backward pass
     if (bucket.launched) throw std::runtime_error("GradientReducer: a gradient arrived after its bucket was launched");
@@ -149,6 +150,8 @@ void GradientReducer::finish() {
   next_launch_ = 0;
   last_launched_in_backward_ = launched_in_backward_;
   launched_in_backward_ = 0;
+  last_copied_ = copied_;
+  copied_ = 0;
   finishing_ = false;
 }
 

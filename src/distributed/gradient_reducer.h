@@ -48,6 +48,9 @@ class GradientReducer {
   std::int64_t total_bytes() const;
   // Buckets launched from the hooks, during the backward pass, in the last step (the rest in finish).
   int launched_during_backward() const { return last_launched_in_backward_; }
+  // Gradients the hooks found not to be their bucket's view in the last step, and so copied into it
+  // (0 when every step goes through rebind_and_zero: autograd accumulated into the buckets).
+  int copied_in_last_step() const { return last_copied_; }
   // Device seconds the last finished step's all-reduces ran, once the device has synchronized past
   // them; nullopt where the backend cannot tell.
   std::optional<double> last_step_comm_s();
@@ -74,7 +77,7 @@ class GradientReducer {
   std::vector<at::Tensor> views_;             // per parameter: its slot in its bucket, its shape
   std::vector<std::function<void()>> unhook_;  // removes a post-accumulation hook
   std::size_t next_launch_ = 0;
-  int launched_in_backward_ = 0, last_launched_in_backward_ = 0;
+  int launched_in_backward_ = 0, last_launched_in_backward_ = 0, copied_ = 0, last_copied_ = 0;
   bool finishing_ = false;
   std::vector<std::shared_ptr<CollectiveWork>> last_works_;
   std::mutex mutex_;

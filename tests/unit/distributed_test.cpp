@@ -110,6 +110,10 @@ TEST(GradientReducer, GradientsAreViewsOfTheBucketsAndHoldTheMean) {
     for (int s = 0; s < 3; ++s) {
       nets[r]->forward(batch(r, s)).pow(2).mean().backward();
       reducer.finish();
+      // Step 0 and 1: autograd accumulated into the views (no copy); step 2: the hooks copied each one.
+      const int copies_expected = s == 2 ? static_cast<int>(params.size()) : 0;
+      if (reducer.copied_in_last_step() != copies_expected)
+        failures[r].push_back(fmt::format("step {}: {} gradients copied, expected {}", s, reducer.copied_in_last_step(), copies_expected));
       for (std::size_t i = 0; i < params.size(); ++i) {
         bool aliased = false;
         for (std::size_t b = 0; b < reducer.bucket_params().size(); ++b)
@@ -173,11 +177,13 @@ TEST(DataParallelTask, RanksStayInStep) {
   }
   FakeWorld world(2);
   std::vector<std::vector<at::Tensor>> params(2);
+  std::vector<int> copied(2, -1);
   auto rank_main = [&](int r) {
     FakeCollectives c(world, r);
     broadcast_parameters(c, inner[r]->trainable_parameters(), 0);
     DataParallelTask task(std::move(inner[r]), c, 1 << 20);
     for (int s = 0; s < 3; ++s) task.step();
+    copied[r] = task.reducer().copied_in_last_step();  // Adam's zero_grad set the grads to none: rebound
     for (auto& p : task.trainable_parameters()) params[r].push_back(p.detach().clone());
   };
   std::thread t1(rank_main, 1);
@@ -185,6 +191,7 @@ TEST(DataParallelTask, RanksStayInStep) {
   t1.join();
   ASSERT_FALSE(params[0].empty());
   for (std::size_t i = 0; i < params[0].size(); ++i) EXPECT_TRUE(torch::equal(params[0][i], params[1][i])) << i;
+  EXPECT_EQ(copied, (std::vector<int>{0, 0})) << "gradients copied into the buckets instead of accumulated there";
 }
 
 }  // namespace
