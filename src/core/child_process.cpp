@@ -22,6 +22,22 @@ extern char** environ;
 
 namespace accelbench {
 
+namespace {
+// posix_spawn of args[0] with stdin and stdout on /dev/null and stderr appended to `stderr_path`
+// (inherited when empty); returns posix_spawn's error number (0: started, `pid` set).
+int spawn_quiet(pid_t& pid, std::vector<char*>& args, char* const* envp, const std::string& stderr_path) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  if (!stderr_path.empty())
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc;
+}
+}  // namespace
+
 ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& stderr_path, double timeout_s) {
   ChildOutcome r;
   if (argv.empty()) {
@@ -32,16 +48,9 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& 
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  if (!stderr_path.empty())
-    posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  const int rc = spawn_quiet(pid, args, environ, stderr_path);
   if (rc != 0) {
     r.start_error = fmt::format("could not start {}: {}", argv[0], std::strerror(rc));
     return r;
@@ -85,15 +94,8 @@ int start_child(const std::vector<std::string>& argv, const std::vector<std::str
   for (const auto& e : extra_env) env.push_back(const_cast<char*>(e.c_str()));
   for (char** e = environ; *e; ++e) env.push_back(*e);  // the first of a name wins (glibc getenv)
   env.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  if (!stderr_path.empty())
-    posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
-  posix_spawn_file_actions_destroy(&actions);
+  const int rc = spawn_quiet(pid, args, env.data(), stderr_path);
   if (rc != 0) {
     error = fmt::format("could not start {}: {}", argv[0], std::strerror(rc));
     return -1;

@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
+
 #include "optim/adam.h"
 
 namespace accelbench {
@@ -38,5 +40,19 @@ void GradScaler::update() {
 
 double GradScaler::scale_value() const { return scale_.item<double>(); }
 bool GradScaler::last_step_skipped() const { return found_inf_.item<float>() != 0.f; }
+
+std::optional<double> unscaled_gradient_norm(const std::vector<at::Tensor>& params, const GradScaler* scaler) {
+  at::NoGradGuard no_grad;
+  at::Tensor sum;
+  for (const auto& p : params) {
+    if (!p.grad().defined()) continue;
+    const auto sq = p.grad().to(at::kDouble).pow(2).sum();
+    sum = sum.defined() ? sum + sq : sq;
+  }
+  if (!sum.defined()) return std::nullopt;
+  double norm = std::sqrt(sum.item<double>());
+  if (scaler) norm /= scaler->scale_value();
+  return norm;
+}
 
 }  // namespace accelbench

@@ -6,6 +6,7 @@
 // Python's GradScaler does for fused optimizers.
 #include <ATen/core/Tensor.h>
 
+#include <optional>
 #include <vector>
 
 namespace accelbench {
@@ -37,5 +38,10 @@ class GradScaler {
   GradScalerConfig config_;
   at::Tensor scale_, growth_tracker_, found_inf_, one_;
 };
+
+// The L2 norm of the parameters' gradients (those defined), unscaled by `scaler`'s loss scale when
+// there is one (float16: the gradients are still scaled); none when no gradient is defined.
+// Synchronizes (a read-back).
+std::optional<double> unscaled_gradient_norm(const std::vector<at::Tensor>& params, const GradScaler* scaler);
 
 }  // namespace accelbench

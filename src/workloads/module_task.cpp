@@ -105,17 +105,7 @@ double ModuleTask::evaluation_loss() {
 }
 
 std::optional<double> ModuleTask::gradient_norm() {
-  torch::NoGradGuard no_grad;
-  at::Tensor sum;
-  for (const auto& p : params_) {
-    if (!p.grad().defined()) continue;
-    const auto sq = p.grad().to(at::kDouble).pow(2).sum();
-    sum = sum.defined() ? sum + sq : sq;
-  }
-  if (!sum.defined()) return std::nullopt;
-  double norm = std::sqrt(sum.item<double>());
-  if (scaler_) norm /= scaler_->scale_value();  // the gradients are still scaled by the loss scale
-  return norm;
+  return unscaled_gradient_norm(params_, scaler_.get());  // the gradients are still scaled by the loss scale
 }
 
 bool ModuleTask::last_step_skipped() { return scaler_ && scaler_->last_step_skipped(); }

@@ -297,19 +297,8 @@ class ScriptedTask final : public TrainingTask {
     module_.train();
     return value;
   }
-  std::optional<double> gradient_norm() override {
-    torch::NoGradGuard no_grad;
-    at::Tensor sum;
-    for (const auto& p : params_) {
-      if (!p.grad().defined()) continue;
-      const auto sq = p.grad().to(at::kDouble).pow(2).sum();
-      sum = sum.defined() ? sum + sq : sq;
-    }
-    if (!sum.defined()) return std::nullopt;
-    double norm = std::sqrt(sum.item<double>());
-    if (scaler_) norm /= scaler_->scale_value();
-    return norm;
-  }
+  std::optional<double> gradient_norm() override { return unscaled_gradient_norm(params_, scaler_.get()); }
+
   bool last_step_skipped() override { return scaler_ && scaler_->last_step_skipped(); }
   std::vector<at::Tensor> trainable_parameters() override { return params_; }
   std::int64_t parameter_count() const override {
