@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -353,6 +354,40 @@ std::string HistoryStore::describe_run(const RunResult& run) {
                      run.cases.size(), run.cases.size() == 1 ? "" : "s");
 }
 
+namespace {
+// A new database is built whole beside its path (schema, WAL mode, closed) and then linked into
+// place, so that a database at the path always holds its schema: a process killed while creating it
+// leaves no empty database behind (found by the bad-input matrix: SIGINT 0.3 s into a run left a
+// file with no tables, which `history` and the next run's readers could not read). A creator killed
+// mid-way leaves only the hidden ".NAME.new-PID" file. When another process links its database
+// first, that one is kept and ours is removed.
+void create_whole(const std::string& path, const fs::path& folder, int target_version) {
+  const fs::path tmp = folder / fmt::format(".{}.new-{}", fs::path(path).filename().string(), ::getpid());
+  std::error_code ec;
+  fs::remove(tmp, ec);  // a leftover of a killed process that had our pid
+  const int fd = ::open(tmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw UsageError(fmt::format("history database {} cannot be created: {} ({})", path, tmp.string(), std::strerror(errno)));
+  ::close(fd);
+  try {
+    HistoryStore fresh(tmp.string(), target_version);  // an empty file: migrated in place
+  } catch (...) {
+    fs::remove(tmp, ec);
+    throw;
+  }
+  if (::link(tmp.c_str(), path.c_str()) != 0 && errno != EEXIST) {
+    // A file system without hard links: a rename, unless another process created the database meanwhile.
+    if (!fs::exists(path, ec)) fs::rename(tmp, path, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      fs::remove(tmp, ec);
+      throw UsageError(fmt::format("history database {} cannot be created: {}", path, why));
+    }
+  }
+  fs::remove(tmp, ec);
+}
+}  // namespace
+
 void HistoryStore::open_and_migrate(int target_version) {
   // Look before touching: a file that is not SQLite at all is refused without being opened for
   // writing (SQLite would not write it either, but this gives the clearer message).
@@ -380,6 +415,7 @@ void HistoryStore::open_and_migrate(int target_version) {
     }
     if (::access(parent.c_str(), W_OK) != 0)
       fail(fmt::format("cannot be created: folder {} is not writable ({})", parent.string(), std::strerror(errno)));
+    create_whole(path_, parent, target_version);
   }
   const int flags = writable() ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
   const int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);

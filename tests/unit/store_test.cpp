@@ -78,6 +78,23 @@ TEST_F(StoreTest, EmptyDatabaseIsCreatedAtTheLatestSchemaInWalMode) {
   sqlite3_close(db);
 }
 
+// A new database is built beside its path and linked into place whole (a process killed while
+// creating it leaves no database without tables): nothing but the database is left in the folder,
+// also when a killed creator with our pid left its half-made file.
+TEST_F(StoreTest, NewDatabaseAppearsWholeAndLeavesNothingBeside) {
+  std::ofstream(dir_ / fmt::format(".history.db.new-{}", ::getpid())) << "half made";
+  {
+    HistoryStore store(db());
+    EXPECT_EQ(store.schema_version(), kHistorySchemaVersion);
+  }
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"history.db"});
+  EXPECT_EQ(tables(db()), (std::vector<std::string>{"cases", "runs", "schema_version", "speedups"}));
+  HistoryStore again(db());  // an existing whole database opens as it is
+  EXPECT_EQ(again.schema_version(), kHistorySchemaVersion);
+}
+
 TEST_F(StoreTest, EveryOlderSchemaMigratesWithItsData) {
   for (int from = 1; from < kHistorySchemaVersion; ++from) {
     const auto path = (dir_ / fmt::format("v{}.db", from)).string();
