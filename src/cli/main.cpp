@@ -14,16 +14,8 @@
 #include "cli/option_checks.h"
 #include "core/build_info.h"
 #include "core/errors.h"
+#include "core/text.h"
 #include "engine/engine.h"
-
-namespace {
-std::string one_line(std::string s) {
-  for (auto& ch : s)
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace accelbench;

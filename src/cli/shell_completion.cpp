@@ -3,16 +3,11 @@
 #include <fmt/ranges.h>
 
 #include "cli/shell_docs.h"
+#include "core/text.h"
 
 namespace accelbench {
 
 namespace {
-
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n') c = ' ';
-  return s;
-}
 
 std::string shell_quote(const std::string& s) {
   std::string out = "'";

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/text.h"
+
 namespace accelbench {
 
 namespace {
@@ -43,12 +45,6 @@ std::string troff(std::string s) {
     if (at < out.size() && (out[at] == '.' || out[at] == '\'')) out.insert(at, "\\&");
   }
   return out;
-}
-
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n') c = ' ';
-  return s;
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace accelbench {
 
 namespace {
 
-void summarize(CrossoverSweep& s) {
+void summarize_crossover(CrossoverSweep& s) {
   std::vector<SpeedupPoint> sp;
   for (const auto& p : s.points)
     if (p.speedup) sp.push_back({p.x, p.speedup->ratio, p.speedup->low, p.speedup->high});
@@ -33,7 +33,7 @@ SweepOutcome run_crossover_sweep(const CrossoverSweepRequest& r, const SweepEnvi
   s.dtype = r.base.dtype;
   if (r.axis == "width") s.batch = r.base.batch_size;
   s.width = r.base.width;
-  summarize(s);
+  summarize_crossover(s);
   int failures = 0;
   const std::size_t n = r.points.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -60,7 +60,7 @@ SweepOutcome run_crossover_sweep(const CrossoverSweepRequest& r, const SweepEnvi
     p.device_case_index = runner.run().cases.size();
     p.cpu_case_index = p.device_case_index + 1;
     s.points.push_back(p);
-    summarize(s);
+    summarize_crossover(s);
     const auto block = [&](const RunResult&) { return nlohmann::json(s); };
     runner.add(std::move(pair[0]), block);
     runner.add(std::move(pair[1]), block);

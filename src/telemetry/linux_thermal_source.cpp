@@ -23,8 +23,6 @@ namespace {
 using namespace telemetry_detail;
 namespace fs = std::filesystem;
 
-constexpr double kThrottleClockFraction = 0.8;
-
 bool is_cpu_hwmon(const std::string& name) {
   static const std::set<std::string> names{"coretemp", "k10temp", "zenpower", "cpu_thermal", "cpu-thermal",
                                            "soc_thermal", "cputemp", "k8temp", "via_cputemp", "fam15h_power"};

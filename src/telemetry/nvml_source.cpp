@@ -115,8 +115,6 @@ std::shared_ptr<NvmlApi> load_nvml(std::string* why) {
 
 namespace {
 
-constexpr double kThrottleClockFraction = 0.8;
-
 std::optional<double> field_as_double(const nvml::FieldValue& f) {
   switch (f.valueType) {
     case nvml::kValueTypeDouble: return f.value.dVal;

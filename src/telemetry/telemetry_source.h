@@ -15,6 +15,9 @@
 
 namespace accelbench {
 
+// A clock below this fraction of its maximum (a GPU's SM clock, the fastest CPU core) counts as throttled.
+inline constexpr double kThrottleClockFraction = 0.8;
+
 // One reading of one source. Every field is optional: a source fills what it has.
 struct TelemetryReading {
   std::optional<double> energy_j;       // cumulative since the source opened; wrap-arounds undone
