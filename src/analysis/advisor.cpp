@@ -333,6 +333,10 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
                    wide ? fmt::format("the median's 95% CI is +-{} (target +-{}) after {} samples: close other programs, or "
                                       "give it more time (--max-time-per-case, --budget) before trusting differences under {}",
                                       pct(c.relative_ci_half_width), pct(c.ci_target), c.stats.n, pct(c.relative_ci_half_width))
+                    : c.stats.n < 2
+                        ? fmt::format("only {} sample fit in the time allowed (fewer than the minimum asked for), and one "
+                                      "sample has no CI: give it more time (--max-time-per-case, --budget) before trusting it",
+                                      c.stats.n)
                         : fmt::format("only {} samples fit in the time allowed (fewer than the minimum asked for): give it more "
                                       "time (--max-time-per-case, --budget) before trusting its CI of +-{}",
                                       c.stats.n, pct(c.relative_ci_half_width)),

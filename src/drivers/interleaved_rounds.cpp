@@ -69,10 +69,22 @@ class InterleavedRounds {
     return budget_share(plan_.budget_s, case_left, spent_s_, static_cast<std::size_t>(rounds_left()));
   }
 
+  // What another round of the case costs at the least: its last round's start-up, build and warm-up
+  // (all but the sampling) and one sample.
+  static double least_round_s(const CaseResult& last) {
+    const double sample_s = last.stats.median * std::max(1, last.steps_per_sample);
+    return std::max(0.0, last.wall_s - last.measure_s) + sample_s;
+  }
+
   void measure_round(std::size_t i) {
     auto& c = cases_[i];
     const double allowed = allowance(c);
-    if (!c.rounds.empty() && allowed <= 0) return finish(i);  // out of time: the rounds it has
+    // Out of time: the rounds it has, rather than a round that would overrun the budget.
+    if (!c.rounds.empty() && (allowed <= 0 || allowed < least_round_s(c.rounds.back()))) {
+      if (events_.rounds_cut && c.left() > 0)
+        events_.rounds_cut(i, static_cast<int>(c.rounds.size()), c.planned, least_round_s(c.rounds.back()), allowed);
+      return finish(i);
+    }
     if (measured_any_ && plan_.cooldown_s > 0)
       std::this_thread::sleep_for(std::chrono::duration<double>(plan_.cooldown_s));
     measured_any_ = true;

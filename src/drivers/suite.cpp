@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
+#include "core/durations.h"
 #include "core/parity.h"
 #include "drivers/interleaved_rounds.h"
 #include "report/printer.h"
@@ -22,6 +24,29 @@ class Stopwatch {
  private:
   Clock::time_point start_ = Clock::now();
 };
+
+// Time promises kept: a round whose step was too long for its time took fewer samples than the
+// floor (engine/case_measurement: as many as fit, at least one). Said once per case, with what it
+// would take; "" when every round had its floor.
+std::string shortened_note(const CaseResult& merged, const MeasureSettings& settings, double max_per_case_s) {
+  if (!merged.ok() || merged.stats.median <= 0) return "";
+  std::size_t fewest = merged.samples.size();  // the round with the fewest samples (or the only one)
+  double round_wall_s = merged.wall_s;
+  for (const auto& r : merged.rounds) {
+    if (r.samples > fewest) continue;
+    fewest = r.samples;
+    round_wall_s = r.wall_s;
+  }
+  if (fewest >= settings.floor_samples) return "";
+  const double sample_s = merged.stats.median * std::max(1, merged.steps_per_sample);
+  const double rounds = static_cast<double>(std::max<std::size_t>(1, merged.rounds.size()));
+  const double per_case_s = rounds * (round_wall_s + static_cast<double>(settings.floor_samples - fewest) * sample_s);
+  return fmt::format("{} on {}: a step takes {}, too long for the time its round had: {} sample{} in a round instead of {}, "
+                     "marked noisy; --max-time-per-case {} (and a --budget that holds it) gives it its samples",
+                     model_label(merged.spec), merged.spec.device, format_seconds_short(merged.stats.median),
+                     fewest, fewest == 1 ? "" : "s", settings.floor_samples,
+                     format_duration(std::ceil(std::max(per_case_s, max_per_case_s + 1))));
+}
 
 // Every case of the plan, each with its share of what is left of the budget.
 int measure_cases(const SuiteRequest& req, RunResult& run, CaseMeasurer& measurer, Printer& printer, const Stopwatch& clock) {
@@ -46,6 +71,7 @@ int measure_cases(const SuiteRequest& req, RunResult& run, CaseMeasurer& measure
     auto result = measurer.measure(cases[i], options, on_progress);
     scheduler.finished_case(result.wall_s);
     if (!result.ok()) ++failures;
+    if (const auto why = shortened_note(result, req.options.settings, req.max_per_case_s); !why.empty()) printer.note(why);
     printer.case_finished(at, result, "");
     run.cases.push_back(std::move(result));
     run.wall_s = clock.elapsed_s();
@@ -73,8 +99,15 @@ int measure_cases_interleaved(const SuiteRequest& req, RunResult& run, CaseMeasu
                                         : std::max(0.0, round_allowance_s - (clock.elapsed_s() - round_started_s));
     printer.progress({i, cases.size()}, e, clock.elapsed_s(), eta);
   };
+  events.rounds_cut = [&](std::size_t i, int done, int planned, double least_round_s, double allowance_s) {
+    printer.note(fmt::format("{} on {}: {} of {} rounds: another needs ~{} (start-up, build, warm-up, one sample) and the "
+                             "budget leaves it {}; a larger --budget gives it its rounds",
+                             model_label(cases[i]), cases[i].device, done, planned, format_duration(least_round_s),
+                             allowance_s > 0 ? format_duration(allowance_s) : std::string("nothing")));
+  };
   events.case_finished = [&](std::size_t i, const CaseResult& merged) {
     if (!merged.ok()) ++failures;
+    if (const auto why = shortened_note(merged, req.options.settings, req.max_per_case_s); !why.empty()) printer.note(why);
     printer.case_finished({i, cases.size()}, merged, "");
   };
   events.round_finished = [&](const std::vector<CaseResult>& so_far) {

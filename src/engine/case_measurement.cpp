@@ -153,13 +153,33 @@ class CaseMeasurement {
       if (warmup_->stable()) break;
       const bool out_of_warmup_time =
           warmup_->count() >= settings_.min_warmup_steps && seconds_since(warm_start) >= warm_limit_s;
-      if (out_of_warmup_time) {
+      if (out_of_warmup_time || minimum_does_not_fit()) {
         r_.warmup_stable = false;
         break;
       }
     }
     r_.warmup_steps = static_cast<int>(warmup_->count());
     r_.warmup_s = seconds_since(warm_start);
+  }
+
+  // A step too long for the case's time: the rest of the warm-up and the floor of samples, at the
+  // step time seen so far, no longer fit in the time left. The warm-up then ends (its first step,
+  // which carries the one-time costs, is never sampled) and sampling takes as many samples as fit,
+  // at least one (floor_samples_fitting), so that the case ends within its time plus one sample.
+  bool minimum_does_not_fit() const {
+    const auto count = warmup_->count();
+    const auto warmup_left = settings_.min_warmup_steps > count ? settings_.min_warmup_steps - count : 0;
+    const double needed = static_cast<double>(warmup_left + settings_.floor_samples) * warmup_->recent_median();
+    return needed > allowance_s_ - seconds_since(start_);
+  }
+
+  // The samples taken even past the case's deadline: the floor, or as many as fit in the time left
+  // when a sample is long, at least one.
+  std::size_t floor_samples_fitting() const {
+    const double sample_s = warmup_->recent_median() * steps_per_sample_;
+    const double left = std::max(0.0, allowance_s_ - seconds_since(start_));
+    const double fit = sample_s > 0 ? std::floor(left / sample_s) : static_cast<double>(settings_.floor_samples);
+    return std::clamp<std::size_t>(static_cast<std::size_t>(std::min(fit, 1e6)), 1, std::max<std::size_t>(1, settings_.floor_samples));
   }
 
   // Short steps are grouped K at a time so that timer and synchronization overheads stay small
@@ -212,6 +232,7 @@ class CaseMeasurement {
       telemetry_->mark_window_begin();
     }
     const auto sample_start = Clock::now();
+    floor_samples_ = floor_samples_fitting();
     int restarts = 0;
     while (true) {
       AdaptiveStopper stopper = sample_until_stop();
@@ -250,7 +271,7 @@ class CaseMeasurement {
         report("measure", stopper.samples().size(), stopper.relative_half_width());
         last_report = Clock::now();
       }
-      if (stopper.should_stop() && stopper.samples().size() >= settings_.floor_samples) return stopper;
+      if (stopper.should_stop() && stopper.samples().size() >= floor_samples_) return stopper;
     }
   }
 
@@ -349,6 +370,7 @@ class CaseMeasurement {
   std::unique_ptr<DeviceTimer> device_timer_;
   bool phases_ = false;
   int steps_per_sample_ = 1;
+  std::size_t floor_samples_ = 1;  // samples taken even past the deadline (floor_samples_fitting)
   std::size_t steps_sampled_ = 0;
 };
 }  // namespace

@@ -302,7 +302,7 @@ std::string render_terminal_report(const RunResult& run) {
     if (c.noisy)
       notes.push_back(c.relative_ci_half_width > c.ci_target
                           ? fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target)
-                          : fmt::format("noisy (only {} samples in the time allowed)", c.stats.n));
+                          : fmt::format("noisy (only {} sample{} in the time allowed)", c.stats.n, c.stats.n == 1 ? "" : "s"));
     if (!c.warmup_stable) notes.push_back("warm-up not stable");
     if (c.rounds_disagree) notes.push_back("ROUNDS DISAGREE");
     if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
@@ -321,7 +321,7 @@ std::string render_terminal_report(const RunResult& run) {
     if (c.telemetry && c.telemetry->throttled)
       notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
     t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
-                  fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width), std::to_string(c.stats.n),
+                  c.stats.n < 2 ? std::string("-") : fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory_text(c),
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
                   fmt::format("{}", fmt::join(notes, "; "))});

@@ -69,8 +69,10 @@ TEST(Cli, DoctorFlagsDistortingEnvironment) {
 TEST(Cli, QuickRunOnCpuWritesValidJsonForAllThreeModels) {
   accelbench::testing::TempDir dir;
   const auto path = dir.file("run.json");
-  // Batch 8 keeps the transformer's CPU steps short; --quick bounds the time.
-  const auto r = run_cli("run --quick --devices cpu --batch-size 8 --max-time-per-case 8 --json " + path);
+  // Batch 8 keeps the transformer's CPU steps short; --quick bounds the time. 16 s a case (8 s a
+  // round) holds the floor of 3 samples of a ~1.2 s transformer step on 2 cores: with less, a round
+  // takes as many as fit (at least one) and the case is marked noisy.
+  const auto r = run_cli("run --quick --devices cpu --batch-size 8 --max-time-per-case 16 --json " + path);
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("CPU s/epoch"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("--quick"), std::string::npos) << "quick mode says so: " << r.err;
@@ -94,6 +96,29 @@ TEST(Cli, QuickRunOnCpuWritesValidJsonForAllThreeModels) {
   }
   EXPECT_EQ(models, (std::vector<std::string>{"mlp", "cnn", "transformer"}));
   EXPECT_TRUE(j["cases"][2]["synthetic_data"].get<bool>());  // the transformer's tokens are synthetic
+}
+
+// Time promises (#15): a case whose step is too long for its time takes as many samples as fit (at
+// least one) and no round that cannot fit what the budget leaves, so the run ends within its budget
+// plus one step, and says so. A 0.4 s mlp step on 2 cores; with the floor of 3 samples after 3
+// warm-up steps in each of 2 rounds it took ~3 s.
+TEST(Cli, ACaseThatCannotFitEndsWithinTheBudgetAndSaysSo) {
+  accelbench::testing::TempDir dir;
+  const auto path = dir.file("run.json");
+  const auto r = run_cli("run --models mlp --width 8192 --batch-size 1024 --devices cpu --max-time-per-case 2s --budget 2s "
+                         "--rounds 2 --no-save --json " + path);
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["cases"].size(), 1u);
+  const auto& c = j["cases"][0];
+  EXPECT_EQ(c["status"], "ok") << c["error"];
+  EXPECT_GE(c["samples"].size(), 1u);
+  EXPECT_TRUE(c["noisy"].get<bool>());
+  const double step = c["stats"]["median"].get<double>();
+  EXPECT_LE(j["wall_s"].get<double>(), 2.0 + step + 1.0) << "budget 2 s, a step " << step << " s, 1 s for start-up";
+  EXPECT_NE(r.err.find("too long for the time its round had"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 of 2 rounds"), std::string::npos) << r.err;
 }
 
 TEST(Cli, SyntheticFlagIsMarkedInTheTable) {

@@ -191,6 +191,58 @@ TEST(Suite, RoundsAreInterleavedAcrossCases) {
                                                  "fail/cpu"}));
 }
 
+namespace {
+// "slow": a 6 s step; each round takes 20 s (start-up, build, a warm-up step, one sample) and keeps
+// one sample, fewer than the floor (3); "mlp": 1 s rounds of 20 samples.
+class SlowStepMeasurer : public CaseMeasurer {
+ public:
+  std::vector<std::string> calls;
+  CaseResult measure(const CaseSpec& spec, const MeasureOptions&, const ProgressFn&) override {
+    calls.push_back(spec.workload);
+    CaseResult r;
+    r.spec = spec;
+    const bool slow = spec.workload == "slow";
+    r.samples = slow ? std::vector<double>{6.0} : std::vector<double>(20, 0.001);
+    r.stats = summarize(r.samples);
+    r.wall_s = slow ? 20.0 : 1.0;
+    r.measure_s = slow ? 6.0 : 0.5;
+    return r;
+  }
+};
+
+struct NotePrinter : Printer {
+  std::vector<std::string> notes;
+  void note(const std::string& line) override { notes.push_back(line); }
+};
+}  // namespace
+
+// Time promises: a round that cannot fit what the budget leaves it (its last round's start-up, build
+// and warm-up, and one sample) is not started; the case keeps the rounds it has, and the output says
+// so, and says when a round took fewer samples than the floor because its step was too long.
+TEST(Suite, ACaseWhoseNextRoundCannotFitStopsShortAndSaysSo) {
+  SlowStepMeasurer m;
+  ScriptedParity parity;
+  NotePrinter printer;
+  RunResult run;
+  SuiteRequest req;
+  for (const auto* w : {"mlp", "slow"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
+  req.budget_s = 40;
+  req.max_per_case_s = 30;
+  req.rounds = RoundsPolicy{2, 5};
+  run_suite(req, run, m, parity, printer);
+  // Pass 2 starts with "slow": the budget leaves 19 s for 2 rounds (9.5 s), less than its 20 s round.
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"mlp", "slow", "mlp"}));
+  ASSERT_EQ(run.cases.size(), 2u);
+  EXPECT_EQ(run.cases[1].rounds.size(), 1u);
+  auto has = [&](const std::string& text) {
+    return std::any_of(printer.notes.begin(), printer.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("slow on cpu: 1 of 2 rounds: another needs ~20")) << ::testing::PrintToString(printer.notes);
+  EXPECT_TRUE(has("slow on cpu: a step takes 6.000 s, too long")) << ::testing::PrintToString(printer.notes);
+  EXPECT_TRUE(has("1 sample in a round instead of 3")) << ::testing::PrintToString(printer.notes);
+  EXPECT_FALSE(has("mlp on cpu")) << ::testing::PrintToString(printer.notes);
+}
+
 TEST(Printers, JsonFilePrinterRewritesTheFileAndFanOutReachesEveryPrinter) {
   const auto path = std::filesystem::temp_directory_path() / "accelbench-printer-test.json";
   std::filesystem::remove(path);
