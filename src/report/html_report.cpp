@@ -37,9 +37,9 @@ std::string figure(const std::string& key, const std::string& caption, const std
                      key, xml_escape(caption), svg, html_table(table, "chart-data"));
 }
 
-std::string empty_figure(const std::string& key, const std::string& caption, const std::string& why) {
-  return fmt::format("<figure class=\"chart empty\" data-chart=\"{}\">\n<figcaption>{}</figcaption>\n<p class=\"no-data\">{}</p>\n</figure>\n",
-                     key, xml_escape(caption), xml_escape(why));
+// A chart the run has no data for: one item of the "Not in this run" list, not an empty panel.
+std::string absent_item(const std::string& key, const std::string& caption, const std::string& why) {
+  return fmt::format("<li data-absent=\"{}\"><strong>{}</strong>: {}</li>\n", key, xml_escape(caption), xml_escape(why));
 }
 
 std::string ratio_text(const RatioEstimate& r) { return fmt::format("{:.3g}x", r.ratio); }
@@ -147,6 +147,34 @@ std::string ms(double s) { return fmt::format("{:.3g}", s * 1e3); }
 
 }  // namespace
 
+// One chart per case of the run that the history holds at least twice (same workload, device,
+// precision and batch): its median step time in each stored run, with the run's 95% interval, on a
+// linear axis in ms, as the case tables print it.
+std::string history_figures(const ReportSource& src) {
+  std::string out;
+  int index = 0;
+  for (const auto& c : src.run.cases) {
+    if (!c.ok()) continue;
+    std::vector<const CaseHistoryPoint*> points;
+    for (const auto& p : src.history)
+      if (p.workload == c.spec.workload && p.device == c.spec.device && p.dtype == c.spec.dtype && p.batch_size == c.spec.batch_size)
+        points.push_back(&p);
+    if (points.size() < 2) continue;
+    const std::string label = fmt::format("{} on {} ({}, batch {})", model_label(c.spec), c.spec.device, c.spec.dtype, c.spec.batch_size);
+    BarChartSpec spec{fmt::format("chart-history-{}", index), "Median step time per stored run (95% CI): " + label,
+                      "ms per step", {}, false, std::nullopt, "{:.3g}"};
+    Rows t{{"run", "when (UTC)", "torch", "median (ms)", "95% CI (ms)", "n"}};
+    for (const auto* p : points) {
+      const std::string run = fmt::format("run {}", p->run_id);
+      spec.items.push_back(BarItem{run, c.spec.device, p->median * 1e3, p->ci_low * 1e3, p->ci_high * 1e3, false});
+      t.push_back({run, p->timestamp_utc, p->torch_version, ms(p->median), fmt::format("{} - {}", ms(p->ci_low), ms(p->ci_high)),
+                   std::to_string(p->n)});
+    }
+    out += figure(fmt::format("history-{}", index++), "History: " + label, render_bar_chart(spec), t);
+  }
+  return out;
+}
+
 std::string render_html_report(const ReportSource& src) {
   const auto& run = src.run;
   const auto& ctx = run.context;
@@ -210,6 +238,7 @@ std::string render_html_report(const ReportSource& src) {
   }
 
   body += "<h2>Charts</h2>\n";
+  std::string absent;  // the charts this run has no data for, listed once after the others
   // 1. Speed-up per workload and device, CI whiskers, the article's figure beside.
   {
     BarChartSpec spec{"chart-speedup", "Speed-up over the CPU (median ratio, 95% CI)", "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
@@ -245,7 +274,7 @@ std::string render_html_report(const ReportSource& src) {
       }
     }
     if (run.speedups.empty())
-      body += empty_figure("speedup", "Speed-up per workload and device",
+      absent += absent_item("speedup", "Speed-up per workload and device",
                            "No speed-up in this run: no accelerator case had a CPU case to compare with.");
     else
       body += figure("speedup", "Speed-up per workload and device (hatched: the article's published M2 figure)",
@@ -274,7 +303,7 @@ std::string render_html_report(const ReportSource& src) {
                    published ? fmt::format("{:g} {}", c.stats.median, c.epoch_unit) : ms(c.stats.median),
                    published ? "-" : fmt::format("{} - {}", ms(c.stats.ci_low), ms(c.stats.ci_high)), std::to_string(c.stats.n)});
     }
-    if (spec.items.empty()) body += empty_figure("step-time", "Step time per device", "No successful case in this run.");
+    if (spec.items.empty()) absent += absent_item("step-time", "Step time per device", "No successful case in this run.");
     else body += figure("step-time", published ? "Time per device" : "Step time per device", render_bar_chart(spec), t);
   }
   // 3-4. Throughput and memory against batch size (sweeps).
@@ -305,10 +334,10 @@ std::string render_html_report(const ReportSource& src) {
         if (sm.points.size() >= 2) mem.series.push_back(sm);
       }
     const std::string why = "No sweep in this run: each workload and device has one batch size (a sweep over batch sizes would show how they scale).";
-    if (thr.series.empty()) body += empty_figure("sweep-throughput", "Throughput against batch size", why);
+    if (thr.series.empty()) absent += absent_item("sweep-throughput", "Throughput against batch size", why);
     else body += figure("sweep-throughput", "Throughput against batch size", render_line_chart(thr), tt);
     if (mem.series.empty())
-      body += empty_figure("sweep-memory", "Memory against batch size",
+      absent += absent_item("sweep-memory", "Memory against batch size",
                            thr.series.empty() ? why : "The sweep's cases report no memory figure.");
     else body += figure("sweep-memory", "Peak memory against batch size", render_line_chart(mem), tm);
   }
@@ -337,11 +366,22 @@ std::string render_html_report(const ReportSource& src) {
       }
     }
     const std::string why = "No telemetry in this run (no power or temperature readings were recorded).";
-    if (pw.series.empty()) body += empty_figure("power", "Power over time", why);
+    if (pw.series.empty()) absent += absent_item("power", "Power over time", why);
     else body += figure("power", "Power over time (telemetry)", render_line_chart(pw), tp);
-    if (tc.series.empty()) body += empty_figure("temperature", "Temperature over time", why);
+    if (tc.series.empty()) absent += absent_item("temperature", "Temperature over time", why);
     else body += figure("temperature", "Temperature over time (telemetry)", render_line_chart(tc), tt);
   }
+
+  // 7. Each case's median across the stored runs, with its intervals.
+  if (!published) {
+    const auto history = history_figures(src);
+    if (history.empty())
+      absent += absent_item("history", "Each case across the stored runs",
+                            src.history.empty() ? "No stored history for this run (a JSON file, or nothing stored)."
+                                                : "No case of this run has been stored twice yet.");
+    body += history;
+  }
+  if (!absent.empty()) body += "<section class=\"not-in-run\">\n<h3>Not in this run</h3>\n<ul>\n" + absent + "</ul>\n</section>\n";
 
   // The cases.
   if (!published) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/results.h"
+#include "store/history_store.h"
 
 namespace accelbench {
 
@@ -13,6 +14,9 @@ struct ReportSource {
   RunResult run;
   nlohmann::json document = nlohmann::json::object();  // the run's full JSON (telemetry and other extras)
   std::string name;                                      // "run 12 (uid 3fa2b1c0)" or the JSON file's path
+  // Stored medians of the same cases up to this run, oldest first (a run from the history database;
+  // empty for a JSON file): the HTML report's history charts.
+  std::vector<CaseHistoryPoint> history;
 };
 
 // "md", "csv", "html", "json" (also "markdown", "htm"). Throws UsageError on another format.

@@ -24,6 +24,8 @@ ReportSource from_store(HistoryStore& store, std::int64_t id) {
     throw UsageError(fmt::format("stored run {} cannot be read: {}", id, e.what()));
   }
   src.name = fmt::format("run {} (uid {})", id, src.document["stored"].value("uid", ""));
+  for (auto& p : store.case_history())
+    if (p.run_id <= id) src.history.push_back(std::move(p));
   return src;
 }
 }  // namespace

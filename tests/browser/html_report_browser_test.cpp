@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "report/reports.h"
+#include "store/history_store.h"
+#include "store/run_source.h"
 #include "support/synthetic_runs.h"
 
 namespace fs = std::filesystem;
@@ -119,4 +121,38 @@ TEST_F(BrowserTest, ScreenshotIsAPng) {
   ASSERT_GT(bytes.size(), 20000u) << log_;
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   if (const char* keep = std::getenv("ACCELBENCH_KEEP_SCREENSHOT"); keep && *keep) fs::copy_file(png, keep, fs::copy_options::overwrite_existing);
+}
+
+// #15: a CPU-only run as `report` reads it from the history database after two stored runs: the
+// browser shows only panels with data (no empty figure; what the run lacks is one list) and the
+// history chart of each case, each chart with its marks.
+TEST_F(BrowserTest, CpuOnlyRunFromTheHistoryHasNoEmptyPanelAndItsHistoryCharts) {
+  const auto db = (dir_ / "history.db").string();
+  {
+    HistoryStore store(db);
+    for (std::uint64_t seed : {1, 2}) {
+      accelbench::testing::SyntheticOptions o;
+      o.devices = {"cpu"};
+      o.seed = seed;
+      store.save_run(accelbench::testing::make_run(o));
+    }
+  }
+  const auto src = load_latest_run(db);
+  ASSERT_EQ(src.history.size(), 6u);  // 3 cases x 2 runs
+  const auto page = render_html_report(src);
+  EXPECT_EQ(page.find("chart empty"), std::string::npos);
+  write_text_atomically(html_.string(), page);
+  const auto dom = chromium("--virtual-time-budget=5000 --dump-dom", "cpu-dump.log");
+  ASSERT_NE(dom.find("data-loaded=\"yes\""), std::string::npos) << "the page's load handler did not run\n" << log_;
+  EXPECT_NE(dom.find("data-errors-count=\"0\""), std::string::npos) << log_;
+  std::regex fig_re("<figure class=\"chart\" data-chart=\"([a-z0-9-]+)\"[^>]*data-check=\"([a-z]+)\"");
+  std::vector<std::string> charts;
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), fig_re); it != std::sregex_iterator(); ++it) {
+    charts.push_back((*it)[1]);
+    EXPECT_EQ((*it)[2], "ok") << "chart " << (*it)[1];
+  }
+  EXPECT_EQ(charts, (std::vector<std::string>{"step-time", "history-0", "history-1", "history-2"}));
+  EXPECT_NE(dom.find("data-charts=\"4\""), std::string::npos);
+  EXPECT_NE(dom.find("data-charts-ok=\"4\""), std::string::npos);
+  EXPECT_NE(dom.find("data-absent=\"speedup\""), std::string::npos);  // no accelerator: said once, in the list
 }

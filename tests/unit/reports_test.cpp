@@ -143,9 +143,13 @@ TEST(Reports, HtmlIsSelfContainedWithEveryChartAndItsTable) {
 TEST(Reports, HtmlWithoutSweepOrTelemetrySaysSo) {
   const auto html = render_html_report(ReportSource{make_run(), {}, "run 1"});
   EXPECT_EQ(count(html, "<figure class=\"chart\""), 2u);
-  EXPECT_EQ(count(html, "<figure class=\"chart empty\""), 4u);
+  // No empty panel (#15): what the run lacks is one list, each item with its reason.
+  EXPECT_EQ(count(html, "<figure class=\"chart empty\""), 0u);
+  EXPECT_EQ(count(html, "<li data-absent="), 5u);  // sweep throughput and memory, power, temperature, history
+  EXPECT_NE(html.find("<h3>Not in this run</h3>"), std::string::npos);
   EXPECT_NE(html.find("No sweep in this run"), std::string::npos);
   EXPECT_NE(html.find("No telemetry in this run"), std::string::npos);
+  EXPECT_NE(html.find("No stored history for this run"), std::string::npos);
   // escaping
   auto run = make_run();
   run.context.host = "<script>alert(1)</script>";
@@ -155,6 +159,40 @@ TEST(Reports, HtmlWithoutSweepOrTelemetrySaysSo) {
   const auto art = render_html_report(ReportSource{article_reference_run(), {}, kArticleRunName});
   EXPECT_NE(art.find("Published figures, not measurements."), std::string::npos);
   EXPECT_EQ(count(figure_of(art, "speedup"), "<rect class=\"ref-bar\""), 6u);
+}
+
+// History (#15): a chart per case of the run stored at least twice, its median per stored run with
+// the run's interval, linear, in ms; a case stored once gets none.
+TEST(Reports, HtmlHistoryChartForEachCaseStoredTwice) {
+  ReportSource src{make_run(), {}, "run 3"};
+  const auto& c = src.run.cases.at(0);
+  for (int id = 1; id <= 3; ++id) {
+    CaseHistoryPoint p;
+    p.run_id = id;
+    p.workload = c.spec.workload;
+    p.device = c.spec.device;
+    p.dtype = c.spec.dtype;
+    p.batch_size = c.spec.batch_size;
+    p.n = 20;
+    p.median = 0.010 + 0.001 * id;
+    p.ci_low = p.median - 0.0005;
+    p.ci_high = p.median + 0.0005;
+    src.history.push_back(p);
+  }
+  auto other = src.history.back();  // another case, stored once: no chart
+  other.workload = "not-in-this-run";
+  src.history.push_back(other);
+  const auto html = render_html_report(src);
+  const auto f = figure_of(html, "history-0");
+  ASSERT_FALSE(f.empty()) << html;
+  EXPECT_EQ(count(f, "<rect class=\"bar\""), 3u);
+  EXPECT_EQ(count(f, "class=\"whisker\""), 3u);
+  EXPECT_NE(f.find("ms per step"), std::string::npos);
+  EXPECT_EQ(f.find("log scale"), std::string::npos);
+  EXPECT_NE(f.find("<td>run 2</td>"), std::string::npos);
+  EXPECT_NE(f.find("<td>11.5 - 12.5</td>"), std::string::npos) << f;  // run 2: median 12 ms, CI 11.5 - 12.5 ms
+  EXPECT_EQ(html.find("data-chart=\"history-1\""), std::string::npos);
+  EXPECT_EQ(html.find("data-absent=\"history\""), std::string::npos);
 }
 
 TEST(Reports, FormatsAndTelemetryParsing) {
