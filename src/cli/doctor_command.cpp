@@ -21,7 +21,8 @@ namespace accelbench {
 
 void add_doctor_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("doctor", "Check versions, backends, the environment and the machine (load, busy processes, "
-                                           "governor, turbo, SMT, threads, memory, swap, thermal) for what distorts timings. "
+                                           "governor, turbo, SMT, threads, memory, swap, thermal; NVIDIA GPUs: other processes, clocks, heat, persistence) "
+                                           "for what distorts timings. "
                                            "Exit 1 when an environment variable does; the machine's state is reported with fixes");
   auto verbose = std::make_shared<bool>(false);
   auto threads = std::make_shared<int>(0);

@@ -5,7 +5,8 @@
 //
 // The checks read a MachineSnapshot (the texts of /proc and /sys, sampled once), so that tests pass
 // in made-up texts; read_machine_snapshot() reads the real ones. One file per family of checks:
-// load_check.cpp, cpu_check.cpp, memory_check.cpp, thermal_check.cpp; machine_snapshot.cpp reads.
+// load_check.cpp, cpu_check.cpp, memory_check.cpp, thermal_check.cpp, gpu_check.cpp (NVML's GPUs);
+// machine_snapshot.cpp reads.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,7 +15,8 @@
 namespace accelbench {
 
 struct MachineFinding {
-  std::string check;      // "load", "busy processes", "governor", "turbo", "SMT", "threads", "memory", "swap", "thermal"
+  std::string check;      // "load", "busy processes", "governor", "turbo", "SMT", "threads", "memory", "swap", "thermal",
+                          // "GPU processes", "GPU clocks", "GPU thermal", "GPU persistence"
   bool distorts = false;  // a problem for timings (doctor exits 1, run says so at its start)
   std::string text;       // what was found ("not exposed" when the OS does not say)
   std::string fix;        // how to fix it; empty when nothing to do
@@ -36,6 +38,26 @@ struct BusyProcess {
 // One /proc/PID/stat line: the process name and its utime + stime in clock ticks.
 bool parse_process_stat(const std::string& text, std::string& name, std::uint64_t& ticks);
 
+struct NvmlApi;
+
+// One GPU as NVML shows it (read_gpu_states); a field left empty was not readable.
+struct GpuState {
+  unsigned index = 0;
+  std::string name;
+  std::optional<bool> persistence;                      // persistence mode on
+  std::optional<unsigned> sm_clock_mhz, max_sm_clock_mhz;
+  std::optional<unsigned long long> clock_event_reasons;  // NVML's mask (nvml::kThrottleMask: held back)
+  std::optional<unsigned> temperature_c;
+  struct Process {
+    unsigned pid = 0;
+    std::optional<unsigned long long> used_bytes;
+  };
+  std::optional<std::vector<Process>> other_processes;  // compute processes other than this one
+};
+
+// Every GPU NVML sees; `self_pid` is left out of the processes. Empty when NVML has no GPU.
+std::vector<GpuState> read_gpu_states(const NvmlApi& api, unsigned self_pid);
+
 struct MachineSnapshot {
   int logical_cores = 0, physical_cores = 0;
   int threads = 0;                        // the intra-op threads the measurement will use
@@ -49,6 +71,7 @@ struct MachineSnapshot {
   std::string meminfo;                    // /proc/meminfo
   std::string cpu_pressure, memory_pressure;  // /proc/pressure/{cpu,memory}; empty: absent
   std::vector<double> temperatures_c;     // thermal zones; empty: not exposed
+  std::vector<GpuState> gpus;             // NVML's GPUs; empty: none, or no NVML
 };
 
 // Reads /proc and /sys, sampling CPU use over `interval_s` (this process sleeps meanwhile).
@@ -58,6 +81,8 @@ std::vector<MachineFinding> check_load(const MachineSnapshot& s);
 std::vector<MachineFinding> check_cpu(const MachineSnapshot& s);       // governor, turbo, SMT, threads
 std::vector<MachineFinding> check_memory(const MachineSnapshot& s);    // available memory, swap, pressure
 std::vector<MachineFinding> check_thermal(const MachineSnapshot& s);
+// Each GPU: other processes on it, clocks held back, heat, persistence mode (gpu_check.cpp).
+std::vector<MachineFinding> check_gpus(const MachineSnapshot& s);
 std::vector<MachineFinding> check_machine(const MachineSnapshot& s);   // all of them
 
 // Cores busy with other work over the window (0 when not measured).

@@ -10,6 +10,7 @@
 
 #include "core/system_info.h"
 #include "system/machine_checks.h"
+#include "telemetry/nvml_source.h"
 
 namespace accelbench {
 
@@ -74,6 +75,8 @@ MachineSnapshot read_machine_snapshot(double interval_s, int threads) {
     const auto t = slurp(e.path() / "temp");
     if (!t.empty()) s.temperatures_c.push_back(std::strtod(t.c_str(), nullptr) / 1000.0);
   }
+  std::string no_nvml;  // no NVML (no NVIDIA driver): no GPU checks
+  if (const auto nvml = load_nvml(&no_nvml)) s.gpus = read_gpu_states(*nvml, static_cast<unsigned>(::getpid()));
   return s;
 }
 

@@ -17,7 +17,7 @@ std::vector<MachineFinding> check_thermal(const MachineSnapshot& s) {
 
 std::vector<MachineFinding> check_machine(const MachineSnapshot& s) {
   std::vector<MachineFinding> out;
-  for (auto part : {check_load(s), check_cpu(s), check_memory(s), check_thermal(s)}) out.insert(out.end(), part.begin(), part.end());
+  for (auto part : {check_load(s), check_cpu(s), check_memory(s), check_thermal(s), check_gpus(s)}) out.insert(out.end(), part.begin(), part.end());
   return out;
 }
 

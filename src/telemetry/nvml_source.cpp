@@ -97,6 +97,12 @@ std::shared_ptr<NvmlApi> load_nvml(std::string* why) {
   }
   if (void* p = sym("nvmlDeviceGetMemoryInfo"))
     api->device_get_memory_info = reinterpret_cast<int (*)(nvml::Device, nvml::Memory*)>(p);
+  if (void* p = sym("nvmlDeviceGetPersistenceMode"))
+    api->device_get_persistence_mode = reinterpret_cast<int (*)(nvml::Device, int*)>(p);
+  if (void* p = sym("nvmlDeviceGetComputeRunningProcesses_v3"))
+    api->device_get_compute_running_processes = reinterpret_cast<int (*)(nvml::Device, unsigned*, nvml::ProcessInfo*)>(p);
+  else if (void* p2 = sym("nvmlDeviceGetComputeRunningProcesses_v2"))
+    api->device_get_compute_running_processes = reinterpret_cast<int (*)(nvml::Device, unsigned*, nvml::ProcessInfo*)>(p2);
   if (!api->init) {
     if (why) *why = fmt::format("{} has no nvmlInit_v2", lib);
     return nullptr;

@@ -64,6 +64,13 @@ struct FieldValue {  // nvmlFieldValue_t
 struct Memory {  // nvmlMemory_t (v1)
   unsigned long long total, free, used;
 };
+struct ProcessInfo {  // nvmlProcessInfo_v2_t, what nvmlDeviceGetComputeRunningProcesses_v2/_v3 fill
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // bytes; NVML_VALUE_NOT_AVAILABLE (~0) when not known
+  unsigned int gpuInstanceId, computeInstanceId;
+};
+inline constexpr int kErrorInsufficientSize = 7;
+inline constexpr int kFeatureEnabled = 1;  // nvmlEnableState_t
 
 // "SwPowerCap,HwThermalSlowdown" for the throttle bits of a reason mask.
 std::string describe_reasons(unsigned long long mask);
@@ -88,6 +95,9 @@ struct NvmlApi {
   std::function<int(nvml::Device, unsigned long long*)> device_get_current_clocks_event_reasons;
   std::string reasons_function;  // which of the two names was found
   std::function<int(nvml::Device, nvml::Memory*)> device_get_memory_info;
+  std::function<int(nvml::Device, int*)> device_get_persistence_mode;  // nvmlEnableState_t
+  // nvmlDeviceGetComputeRunningProcesses_v3 (else _v2): in, the room in `infos`; out, the count.
+  std::function<int(nvml::Device, unsigned*, nvml::ProcessInfo*)> device_get_compute_running_processes;
 
   std::string library;           // where it was loaded from ("libnvidia-ml.so.1", or "fake")
   std::shared_ptr<void> handle;  // dlopen handle (closes with the last copy); empty for fakes

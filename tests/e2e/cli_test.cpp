@@ -116,7 +116,8 @@ TEST(Cli, ACaseThatCannotFitEndsWithinTheBudgetAndSaysSo) {
   EXPECT_GE(c["samples"].size(), 1u);
   EXPECT_TRUE(c["noisy"].get<bool>());
   const double step = c["stats"]["median"].get<double>();
-  EXPECT_LE(j["wall_s"].get<double>(), 2.0 + step + 1.0) << "budget 2 s, a step " << step << " s, 1 s for start-up";
+  // Start-up (the child process loads libtorch) is not a step: 2 s of slack for a loaded machine.
+  EXPECT_LE(j["wall_s"].get<double>(), 2.0 + step + 2.0) << "budget 2 s, a step " << step << " s, 2 s for start-up";
   EXPECT_NE(r.err.find("too long for the time its round had"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("1 of 2 rounds"), std::string::npos) << r.err;
 }

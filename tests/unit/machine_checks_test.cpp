@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "system/machine_checks.h"
+#include "telemetry/nvml_source.h"
 
 using namespace accelbench;
 
@@ -111,4 +112,84 @@ TEST(MachineChecks, ProcessStatParsing) {
   EXPECT_EQ(name, "my (odd) name");
   EXPECT_EQ(ticks, 300u);
   EXPECT_FALSE(parse_process_stat("garbage", name, ticks));
+}
+
+// GPUs (#15): another process on the GPU and clocks held back distort timings; an idle GPU's low
+// clock and persistence mode off do not (persistence says how to speed up each round's start).
+TEST(MachineChecks, GpuProcessesClocksHeatAndPersistence) {
+  auto s = idle_machine();
+  GpuState fine;
+  fine.index = 0;
+  fine.name = "NVIDIA H200";
+  fine.persistence = true;
+  fine.sm_clock_mhz = 345;
+  fine.max_sm_clock_mhz = 1980;
+  fine.clock_event_reasons = nvml::kReasonGpuIdle;
+  fine.temperature_c = 31;
+  fine.other_processes = std::vector<GpuState::Process>{};
+  s.gpus = {fine};
+  auto f = check_machine(s);
+  EXPECT_FALSE(any_distorts(f)) << machine_summary(f);
+  ASSERT_NE(find(f, "GPU clocks"), nullptr);
+  EXPECT_NE(find(f, "GPU clocks")->text.find("SM clock 345 of 1980 MHz, nothing holds it back"), std::string::npos);
+  EXPECT_EQ(find(f, "GPU persistence")->fix, "");
+  EXPECT_EQ(find(f, "GPU thermal"), nullptr);
+
+  auto busy = fine;
+  busy.persistence = false;
+  busy.clock_event_reasons = nvml::kReasonSwPowerCap | nvml::kReasonHwThermalSlowdown;
+  busy.temperature_c = 90;
+  busy.other_processes = std::vector<GpuState::Process>{{4242, 1ULL << 30}, {4343, std::nullopt}};
+  s.gpus = {busy};
+  f = check_machine(s);
+  ASSERT_NE(find(f, "GPU processes"), nullptr);
+  EXPECT_TRUE(find(f, "GPU processes")->distorts);
+  EXPECT_NE(find(f, "GPU processes")->text.find("2 other processes on it: pid 4242 (1.00 GiB), pid 4343"), std::string::npos)
+      << find(f, "GPU processes")->text;
+  EXPECT_TRUE(find(f, "GPU clocks")->distorts);
+  EXPECT_NE(find(f, "GPU clocks")->text.find("held back by SwPowerCap,HwThermalSlowdown"), std::string::npos);
+  ASSERT_NE(find(f, "GPU thermal"), nullptr);
+  EXPECT_TRUE(find(f, "GPU thermal")->distorts);
+  EXPECT_FALSE(find(f, "GPU persistence")->distorts);
+  EXPECT_NE(find(f, "GPU persistence")->fix.find("nvidia-smi -pm 1"), std::string::npos);
+  EXPECT_NE(machine_summary(f).find("GPU 0 (NVIDIA H200): 2 other processes"), std::string::npos) << machine_summary(f);
+
+  GpuState unknown;  // NVML without the functions: said, never a finding that distorts
+  s.gpus = {unknown};
+  f = check_machine(s);
+  EXPECT_FALSE(any_distorts(f));
+  EXPECT_NE(find(f, "GPU processes")->text.find("not exposed"), std::string::npos);
+}
+
+// read_gpu_states through a fake NVML table: this process left out of the processes, a list longer
+// than the first buffer read again with the room NVML asks for, a missing function left unread.
+TEST(MachineChecks, GpuStatesReadThroughNvml) {
+  NvmlApi api;
+  api.library = "fake";
+  api.device_get_count = [](unsigned* n) { *n = 1; return nvml::kSuccess; };
+  api.device_get_handle_by_index = [](unsigned, nvml::Device* d) { *d = reinterpret_cast<nvml::Device>(0x10); return nvml::kSuccess; };
+  api.device_get_persistence_mode = [](nvml::Device, int* mode) { *mode = 0; return nvml::kSuccess; };
+  int calls = 0;
+  api.device_get_compute_running_processes = [&calls](nvml::Device, unsigned* count, nvml::ProcessInfo* infos) {
+    ++calls;
+    if (*count < 70) {
+      *count = 70;
+      return nvml::kErrorInsufficientSize;
+    }
+    *count = 70;
+    for (unsigned i = 0; i < 70; ++i) infos[i] = nvml::ProcessInfo{1000 + i, ~0ULL, 0, 0};
+    return nvml::kSuccess;
+  };
+  const auto gpus = read_gpu_states(api, 1000);  // pid 1000 is "this process"
+  ASSERT_EQ(gpus.size(), 1u);
+  EXPECT_EQ(calls, 2);
+  ASSERT_TRUE(gpus[0].other_processes.has_value());
+  EXPECT_EQ(gpus[0].other_processes->size(), 69u);
+  EXPECT_FALSE(gpus[0].other_processes->front().used_bytes.has_value());
+  ASSERT_TRUE(gpus[0].persistence.has_value());
+  EXPECT_FALSE(*gpus[0].persistence);
+  EXPECT_FALSE(gpus[0].sm_clock_mhz.has_value());
+  EXPECT_FALSE(gpus[0].temperature_c.has_value());
+  api.device_get_count = [](unsigned*) { return nvml::kErrorNotSupported; };
+  EXPECT_TRUE(read_gpu_states(api, 1).empty());
 }
