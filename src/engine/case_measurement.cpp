@@ -178,8 +178,9 @@ class CaseMeasurement {
   std::size_t floor_samples_fitting() const {
     const double sample_s = warmup_->recent_median() * steps_per_sample_;
     const double left = std::max(0.0, allowance_s_ - seconds_since(start_));
-    const double fit = sample_s > 0 ? std::floor(left / sample_s) : static_cast<double>(settings_.floor_samples);
-    return std::clamp<std::size_t>(static_cast<std::size_t>(std::min(fit, 1e6)), 1, std::max<std::size_t>(1, settings_.floor_samples));
+    const double most = static_cast<double>(settings_.floor_samples);
+    const double fit = sample_s > 0 ? std::floor(left / sample_s) : most;
+    return std::max<std::size_t>(1, static_cast<std::size_t>(std::min(fit, most)));
   }
 
   // Short steps are grouped K at a time so that timer and synchronization overheads stay small

@@ -63,7 +63,7 @@ struct BusyError : std::runtime_error {
 };
 
 // SQLite's messages may quote a table's SQL across several lines: one line, at most 200 characters.
-std::string one_line(const std::string& msg) {
+std::string sqlite_message_line(const std::string& msg) {
   std::string out;
   bool space = false;
   for (const char c : msg) {
@@ -139,7 +139,7 @@ class Stmt {
     if (rc != SQLITE_OK) raise(rc);
   }
   [[noreturn]] void raise(int rc) {
-    const std::string msg = one_line(sqlite3_errmsg(db_));
+    const std::string msg = sqlite_message_line(sqlite3_errmsg(db_));
     if (is_corruption(rc))
       throw UsageError(fmt::format("history database {} is damaged ({}); it was left as it is: move it away or "
                                    "pass --db with another path",
@@ -314,7 +314,7 @@ void HistoryStore::exec(const char* sql) const {
   char* err = nullptr;
   const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   if (rc != SQLITE_OK) {
-    const std::string msg = one_line(err ? err : sqlite3_errstr(rc));
+    const std::string msg = sqlite_message_line(err ? err : sqlite3_errstr(rc));
     sqlite3_free(err);
     if (is_corruption(rc))
       throw UsageError(fmt::format("history database {} is damaged ({}); it was left as it is: move it away or "
@@ -420,7 +420,7 @@ void HistoryStore::open_and_migrate(int target_version) {
   const int flags = writable() ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
   const int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
-    const std::string msg = one_line(db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
+    const std::string msg = sqlite_message_line(db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
     sqlite3_close_v2(db_);
     db_ = nullptr;
     fail(fmt::format("cannot open: {}", msg));
@@ -443,7 +443,7 @@ void HistoryStore::open_and_migrate(int target_version) {
       const int rc2 = sqlite3_open_v2(uri, &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
       sqlite3_free(uri);
       if (rc2 != SQLITE_OK) {
-        const std::string msg = one_line(db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc2));
+        const std::string msg = sqlite_message_line(db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc2));
         sqlite3_close_v2(db_);
         db_ = nullptr;
         fail(fmt::format("cannot open read-only ({}): {}", read_only_reason_, msg));
