@@ -126,8 +126,9 @@ void derive_scaling(ScaleResult& r) {
 }
 
 std::string format_scale_table(const ScaleResult& r) {
-  std::string out = fmt::format("{} {} batch {}/GPU, buckets {} MB, {}\n", r.request.workload, r.request.dtype,
-                                r.request.batch_size, r.request.bucket_mb, r.launcher == "env" ? "ranks from the environment" : "ranks started by accelbench");
+  std::string out = fmt::format("{} {} batch {}/GPU, buckets {} MB{}, {}\n", r.request.workload, r.request.dtype,
+                                r.request.batch_size, r.request.bucket_mb,
+                                r.request.bucket_views ? " (gradients as bucket views)" : "", r.launcher == "env" ? "ranks from the environment" : "ranks started by accelbench");
   out += fmt::format("{:>4} {:>12} {:>19} {:>11} {:>20} {:>9} {:>13} {:>13}\n", "GPUs", "step ms", "95% CI", "samples/s",
                      "efficiency [CI]", "allreduce", "busbw step", "busbw bare");
   for (const auto& p : r.points) {
@@ -149,13 +150,14 @@ std::string format_scale_table(const ScaleResult& r) {
 
 void to_json(nlohmann::json& j, const ScaleRankRequest& v) {
   j = {{"workload", v.workload}, {"dtype", v.dtype}, {"batch_size", v.batch_size}, {"bucket_mb", v.bucket_mb},
-       {"collective_timeout_s", v.collective_timeout_s}, {"options", v.options}};
+       {"bucket_views", v.bucket_views}, {"collective_timeout_s", v.collective_timeout_s}, {"options", v.options}};
 }
 void from_json(const nlohmann::json& j, ScaleRankRequest& v) {
   j.at("workload").get_to(v.workload);
   j.at("dtype").get_to(v.dtype);
   j.at("batch_size").get_to(v.batch_size);
   j.at("bucket_mb").get_to(v.bucket_mb);
+  v.bucket_views = j.value("bucket_views", false);
   j.at("collective_timeout_s").get_to(v.collective_timeout_s);
   j.at("options").get_to(v.options);
 }

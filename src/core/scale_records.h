@@ -34,6 +34,7 @@ struct ScaleRankRequest {
   std::string dtype = "float32";
   std::int64_t batch_size = 64;     // per GPU
   double bucket_mb = 25;            // gradient bucket size (DDP's bucket_cap_mb)
+  bool bucket_views = false;        // gradients as views of the buckets (DDP's gradient_as_bucket_view)
   double collective_timeout_s = 120;
   MeasureOptions options;           // inputs and the stopping rule
 };

@@ -1,7 +1,7 @@
 #pragma once
 // A TrainingTask trained data-parallel: the wrapped task's forward and backward on this rank's
 // batch, the gradients averaged over the ranks by a GradientReducer (bucketed all-reduces launched
-// from the backward pass, the gradients views of the buckets), then the wrapped task's optimizer step. Built after the initial weights
+// from the backward pass, the gradients copied into the buckets or views of them), then the wrapped task's optimizer step. Built after the initial weights
 // were broadcast from rank 0 (broadcast_parameters).
 #include <memory>
 
@@ -16,14 +16,15 @@ void broadcast_parameters(Collectives& collectives, std::vector<at::Tensor> para
 class DataParallelTask final : public TrainingTask {
  public:
   // Throws std::invalid_argument when the task does not expose its parameters.
-  DataParallelTask(std::unique_ptr<TrainingTask> inner, Collectives& collectives, std::int64_t bucket_bytes);
+  DataParallelTask(std::unique_ptr<TrainingTask> inner, Collectives& collectives, std::int64_t bucket_bytes,
+                   GradientLayout layout = GradientLayout::copied);
 
   at::Tensor forward_loss() override { return inner_->forward_loss(); }
   void backward(const at::Tensor& loss) override { inner_->backward(loss); }
   void optimizer_step() override {
     reducer_->finish();
     inner_->optimizer_step();
-    reducer_->rebind_and_zero();  // the wrapped optimizer's zero_grad set the gradients to none
+    reducer_->rebind_and_zero();  // bucket views: the wrapped optimizer's zero_grad set the gradients to none
   }
   double evaluation_loss() override { return inner_->evaluation_loss(); }
   std::int64_t parameter_count() const override { return inner_->parameter_count(); }

@@ -29,8 +29,8 @@ std::vector<std::vector<std::size_t>> assign_buckets(const std::vector<std::int6
 }
 
 GradientReducer::GradientReducer(std::vector<at::Tensor> params, Collectives& collectives, std::int64_t bucket_bytes,
-                                 std::int64_t first_bucket_bytes)
-    : params_(std::move(params)), collectives_(collectives) {
+                                 std::int64_t first_bucket_bytes, GradientLayout layout)
+    : params_(std::move(params)), collectives_(collectives), layout_(layout) {
   std::vector<std::int64_t> bytes;
   for (const auto& p : params_) bytes.push_back(p.numel() * static_cast<std::int64_t>(p.element_size()));
   plan_ = assign_buckets(bytes, bucket_bytes, first_bucket_bytes);
@@ -60,8 +60,10 @@ GradientReducer::GradientReducer(std::vector<at::Tensor> params, Collectives& co
     // As DDP: the view keeps the parameter's strides where it is dense (channels-last stays so).
     views_[i] = p.is_non_overlapping_and_dense() ? flat.as_strided(p.sizes(), p.strides(), offset)
                                                  : flat.narrow(0, offset, p.numel()).view(p.sizes());
-    if (p.grad().defined()) views_[i].copy_(p.grad());
-    p.mutable_grad() = views_[i];
+    if (layout_ == GradientLayout::bucket_views) {
+      if (p.grad().defined()) views_[i].copy_(p.grad());
+      p.mutable_grad() = views_[i];
+    }
     // A hook after the accumulation (as DDP's on the grad accumulator); the accumulator is kept alive
     // so that autograd keeps using this one node for the parameter.
     auto acc = torch::autograd::impl::grad_accumulator(p);
@@ -94,7 +96,8 @@ void GradientReducer::on_accumulated(std::size_t i) {
   std::lock_guard lock(mutex_);
   auto& bucket = buckets_[bucket_of_[i]];
   auto& p = params_[i];
-  if (!grad_is_view(i)) {  // the gradient was replaced (a zero_grad set it to none): back into the bucket
+  // copied: autograd's own gradient stays the .grad until the bucket's launch copies it in.
+  if (layout_ == GradientLayout::bucket_views && !grad_is_view(i)) {  // a zero_grad set it to none: back into the bucket
     if (p.grad().defined()) {
       if (arrived_[i]) views_[i].add_(p.grad());
       else views_[i].copy_(p.grad());
@@ -103,6 +106,7 @@ void GradientReducer::on_accumulated(std::size_t i) {
     }
     p.mutable_grad() = views_[i];
     ++copied_;
+    ++copy_launches_;
   }
   if (arrived_[i]) {  // a second accumulation for the same parameter in one backward pass
     if (bucket.launched) throw std::runtime_error("GradientReducer: a gradient arrived after its bucket was launched");
@@ -120,6 +124,26 @@ void GradientReducer::launch_ready_buckets() {
 
 void GradientReducer::launch(std::size_t b) {
   auto& bucket = buckets_[b];
+  if (layout_ == GradientLayout::copied) {
+    // The bucket's new gradients into their slots by one multi-tensor copy; a parameter without one
+    // (unused this step, or its gradient already the slot) is zeroed or left.
+    std::vector<at::Tensor> slots, grads;
+    for (const auto i : plan_[b]) {
+      auto& p = params_[i];
+      if (!p.grad().defined()) {
+        views_[i].zero_();
+      } else if (!grad_is_view(i)) {
+        slots.push_back(views_[i]);
+        grads.push_back(p.grad());
+      }
+      p.mutable_grad() = views_[i];
+    }
+    if (!slots.empty()) {
+      at::_foreach_copy_(slots, grads);
+      copied_ += static_cast<int>(slots.size());
+      ++copy_launches_;
+    }
+  }
   bucket.work = collectives_.allreduce_sum(bucket.flat);
   bucket.launched = true;
   if (!finishing_) ++launched_in_backward_;
@@ -131,7 +155,7 @@ void GradientReducer::finish() {
   finishing_ = true;
   for (; next_launch_ < buckets_.size(); ++next_launch_) {  // parameters with no gradient: zeros
     for (const auto i : plan_[next_launch_]) {
-      if (arrived_[i]) continue;
+      if (arrived_[i] || layout_ == GradientLayout::copied) continue;  // copied: launch() zeroes the missing
       views_[i].zero_();
       if (!grad_is_view(i)) params_[i].mutable_grad() = views_[i];
     }
@@ -152,10 +176,13 @@ void GradientReducer::finish() {
   launched_in_backward_ = 0;
   last_copied_ = copied_;
   copied_ = 0;
+  last_copy_launches_ = copy_launches_;
+  copy_launches_ = 0;
   finishing_ = false;
 }
 
 void GradientReducer::rebind_and_zero() {
+  if (layout_ == GradientLayout::copied) return;
   torch::NoGradGuard no_grad;
   std::lock_guard lock(mutex_);
   for (auto& bucket : buckets_) bucket.flat.zero_();

@@ -1,14 +1,20 @@
 #pragma once
-// Gradient all-reduce in buckets, as PyTorch's DistributedDataParallel does it with
-// gradient_as_bucket_view=True: the parameters in reverse order (the order the backward pass
-// produces their gradients) grouped into buckets of about `bucket_bytes` (the first one smaller, so
-// communication starts early), each bucket one flat buffer, and every parameter's .grad a view of its
-// slot in it, so autograd accumulates straight into the bucket (no copy in, no copy out). A hook
-// after each parameter's gradient accumulation marks it ready; when a bucket is full its asynchronous
-// all-reduce is launched in place, in bucket order on every rank, while the backward pass goes on.
-// finish(), before the optimizer step, waits for them all and divides each buffer by the world size
-// in place. rebind_and_zero(), after the optimizer step, zeroes the buffers (one fill a bucket) and
-// points back at them any gradient the optimizer's zero_grad set to none.
+// Gradient all-reduce in buckets, as PyTorch's DistributedDataParallel does it: the parameters in
+// reverse order (the order the backward pass produces their gradients) grouped into buckets of about
+// `bucket_bytes` (the first one smaller, so communication starts early), each bucket one flat buffer
+// with a slot (a view of the parameter's shape) per parameter. A hook after each parameter's gradient
+// accumulation marks it ready; when a bucket is full its asynchronous all-reduce is launched in place,
+// in bucket order on every rank, while the backward pass goes on. finish(), before the optimizer step,
+// waits for them all and divides each buffer by the world size in place; every .grad is then its slot.
+// Two layouts (GradientLayout):
+// - copied (the default): autograd makes each gradient as it does without data parallelism (the
+//   optimizer's zero_grad set the last ones to none, so no accumulation kernel); a full bucket's
+//   gradients are copied into it by one multi-tensor copy (_foreach_copy_), and the .grads pointed at
+//   the slots. One kernel or a few per bucket, where DDP's default copies per parameter, in and back.
+// - bucket_views (DDP's gradient_as_bucket_view=True): every .grad stays a view of its slot, so
+//   autograd accumulates into the bucket (an add per parameter, no copy; one gradient's memory less).
+//   rebind_and_zero(), after the optimizer step, zeroes the buffers (one fill a bucket) and points
+//   back at them any gradient the optimizer's zero_grad set to none.
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -25,11 +31,14 @@ namespace accelbench {
 std::vector<std::vector<std::size_t>> assign_buckets(const std::vector<std::int64_t>& param_bytes,
                                                      std::int64_t bucket_bytes, std::int64_t first_bucket_bytes);
 
+enum class GradientLayout { copied, bucket_views };
+
 class GradientReducer {
  public:
   static constexpr std::int64_t kDefaultFirstBucketBytes = 1 << 20;
   GradientReducer(std::vector<at::Tensor> params, Collectives& collectives, std::int64_t bucket_bytes,
-                  std::int64_t first_bucket_bytes = kDefaultFirstBucketBytes);
+                  std::int64_t first_bucket_bytes = kDefaultFirstBucketBytes,
+                  GradientLayout layout = GradientLayout::copied);
   ~GradientReducer();
   GradientReducer(const GradientReducer&) = delete;
   GradientReducer& operator=(const GradientReducer&) = delete;
@@ -37,9 +46,10 @@ class GradientReducer {
   // After backward, before the optimizer step: every bucket reduced, gradients averaged in place.
   // Buckets whose parameters got no gradient this step are launched here (zeros for those).
   void finish();
-  // After the optimizer step, before the next backward: the buffers zeroed and every gradient a view
-  // of its bucket again.
+  // After the optimizer step, before the next backward. bucket_views: the buffers zeroed and every
+  // gradient a view of its bucket again. copied: nothing (the next gradients overwrite the buffers).
   void rebind_and_zero();
+  GradientLayout layout() const { return layout_; }
   // Bucket b's flat buffer (every gradient in it is a view of it).
   const at::Tensor& bucket_buffer(std::size_t b) const { return buckets_[b].flat; }
 
@@ -48,9 +58,12 @@ class GradientReducer {
   std::int64_t total_bytes() const;
   // Buckets launched from the hooks, during the backward pass, in the last step (the rest in finish).
   int launched_during_backward() const { return last_launched_in_backward_; }
-  // Gradients the hooks found not to be their bucket's view in the last step, and so copied into it
-  // (0 when every step goes through rebind_and_zero: autograd accumulated into the buckets).
+  // bucket_views: gradients the hooks found not to be their bucket's view in the last step, and so
+  // copied into it one by one (0 when every step goes through rebind_and_zero: autograd accumulated
+  // into the buckets). copied: gradients copied into the buckets by the multi-tensor copies.
   int copied_in_last_step() const { return last_copied_; }
+  // Copy operations launched in the last step (bucket_views: one a copied gradient; copied: one a bucket).
+  int copy_launches_in_last_step() const { return last_copy_launches_; }
   // Device seconds the last finished step's all-reduces ran, once the device has synchronized past
   // them; nullopt where the backend cannot tell.
   std::optional<double> last_step_comm_s();
@@ -78,6 +91,8 @@ class GradientReducer {
   std::vector<std::function<void()>> unhook_;  // removes a post-accumulation hook
   std::size_t next_launch_ = 0;
   int launched_in_backward_ = 0, last_launched_in_backward_ = 0, copied_ = 0, last_copied_ = 0;
+  int copy_launches_ = 0, last_copy_launches_ = 0;
+  GradientLayout layout_;
   bool finishing_ = false;
   std::vector<std::shared_ptr<CollectiveWork>> last_works_;
   std::mutex mutex_;

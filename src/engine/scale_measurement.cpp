@@ -55,7 +55,8 @@ class ScaleRank {
     CaseSpec spec{.workload = req_.workload, .device = m_.device, .dtype = req_.dtype, .batch_size = req_.batch_size};
     auto inner = workload->build(workload_options_for(spec, *device_, req_.options.inputs));
     broadcast_parameters(c_, inner->trainable_parameters(), 0);
-    task_ = std::make_unique<DataParallelTask>(std::move(inner), c_, static_cast<std::int64_t>(req_.bucket_mb * 1024 * 1024));
+    task_ = std::make_unique<DataParallelTask>(std::move(inner), c_, static_cast<std::int64_t>(req_.bucket_mb * 1024 * 1024),
+                                               req_.bucket_views ? GradientLayout::bucket_views : GradientLayout::copied);
     m_.parameter_count = task_->parameter_count();
     m_.bucket_bytes = task_->reducer().bucket_bytes();
     m_.gradient_bytes = task_->reducer().total_bytes();

@@ -5,6 +5,8 @@
 #include <torch/torch.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "analysis/op_profile.h"
@@ -192,4 +194,25 @@ TEST(Gpu, SweepCrossoverEndToEnd) {
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// World size 1 through NCCL for real (c10d's TCPStore and ProcessGroupNCCL), in both gradient
+// layouts: exit 0, the backend NCCL, and the model trained (the loss fell).
+TEST(Gpu, ScaleWorldSizeOneRunsThroughNccl) {
+  REQUIRE_CUDA();
+  for (const std::string layout : {"", " --bucket-views"}) {
+    const std::string json = ::testing::TempDir() + "scale-ws1.json";
+    const std::string cmd = std::string(ACCELBENCH_BIN) + " scale --model mlp --gpus 1 --max-time 2 --min-samples 5" +
+                            layout + " --json " + json + " > /dev/null 2>&1";
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0) << cmd;
+    std::ifstream in(json);
+    const auto j = nlohmann::json::parse(in);
+    const auto& point = j.at("results").at(0).at("points").at(0);
+    const auto& rank = point.at("ranks").at(0);
+    EXPECT_EQ(rank.at("backend").get<std::string>(), "nccl") << layout;
+    EXPECT_LT(rank.at("loss_after").get<double>(), rank.at("loss_before").get<double>()) << layout;
+    EXPECT_EQ(point.at("error").get<std::string>(), "") << layout;
+  }
 }

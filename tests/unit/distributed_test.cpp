@@ -79,10 +79,11 @@ TEST(GradientReducer, TwoRanksAverageLikeOneProcess) {
   }
 }
 
-// gradient_as_bucket_view: every .grad shares its bucket's storage and holds the mean of the ranks'
-// gradients, step after step: after rebind_and_zero (the optimizer set the gradients to none), and
-// when nobody rebinds (the hook copies the new gradient back into the bucket).
-TEST(GradientReducer, GradientsAreViewsOfTheBucketsAndHoldTheMean) {
+// Both layouts: after finish() every .grad shares its bucket's storage and holds the mean of the
+// ranks' gradients, step after step. bucket_views: after rebind_and_zero (the optimizer set the
+// gradients to none) autograd accumulated into the views, no copy; when nobody rebinds, the hook
+// copies each new gradient back into the bucket. copied: one multi-tensor copy a bucket, every step.
+void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout) {
   FakeWorld world(2);
   std::vector<torch::nn::Sequential> nets{small_net(1), small_net(2)};
   auto ref = small_net(1);
@@ -106,14 +107,22 @@ TEST(GradientReducer, GradientsAreViewsOfTheBucketsAndHoldTheMean) {
     FakeCollectives c(world, r);
     broadcast_parameters(c, nets[r]->parameters(), 0);
     auto params = nets[r]->parameters();
-    GradientReducer reducer(params, c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64);
+    GradientReducer reducer(params, c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64, layout);
+    const int buckets = static_cast<int>(reducer.bucket_params().size());
     for (int s = 0; s < 3; ++s) {
       nets[r]->forward(batch(r, s)).pow(2).mean().backward();
       reducer.finish();
-      // Step 0 and 1: autograd accumulated into the views (no copy); step 2: the hooks copied each one.
-      const int copies_expected = s == 2 ? static_cast<int>(params.size()) : 0;
+      int copies_expected = 0, launches_expected = 0;
+      if (layout == GradientLayout::copied) {
+        copies_expected = static_cast<int>(params.size());
+        launches_expected = buckets;
+      } else if (s == 2) {  // bucket views, step 2: nobody rebound, the hooks copied each gradient
+        copies_expected = launches_expected = static_cast<int>(params.size());
+      }
       if (reducer.copied_in_last_step() != copies_expected)
         failures[r].push_back(fmt::format("step {}: {} gradients copied, expected {}", s, reducer.copied_in_last_step(), copies_expected));
+      if (reducer.copy_launches_in_last_step() != launches_expected)
+        failures[r].push_back(fmt::format("step {}: {} copy launches, expected {}", s, reducer.copy_launches_in_last_step(), launches_expected));
       for (std::size_t i = 0; i < params.size(); ++i) {
         bool aliased = false;
         for (std::size_t b = 0; b < reducer.bucket_params().size(); ++b)
@@ -132,19 +141,29 @@ TEST(GradientReducer, GradientsAreViewsOfTheBucketsAndHoldTheMean) {
   for (int r = 0; r < 2; ++r) EXPECT_TRUE(failures[r].empty()) << "rank " << r << ": " << fmt::format("{}", fmt::join(failures[r], "; "));
 }
 
+TEST(GradientReducer, GradientsAreViewsOfTheBucketsAndHoldTheMean) {
+  expect_gradients_in_buckets_hold_the_mean(GradientLayout::bucket_views);
+}
+
+TEST(GradientReducer, GradientsCopiedPerBucketHoldTheMean) {
+  expect_gradients_in_buckets_hold_the_mean(GradientLayout::copied);
+}
+
 TEST(GradientReducer, UnusedParameterGetsZerosAndNothingHangs) {
-  FakeWorld world(1);
-  FakeCollectives c(world, 0);
-  auto net = small_net(3);
-  auto unused = torch::ones({5}, torch::requires_grad());
-  auto params = net->parameters();
-  params.insert(params.begin(), unused);  // first: the last bucket, never filled by the backward pass
-  GradientReducer reducer(params, c, 64, 64);
-  net->forward(input_of(0)).sum().backward();
-  reducer.finish();
-  ASSERT_TRUE(unused.grad().defined());
-  EXPECT_EQ(unused.grad().abs().sum().item<double>(), 0.0);
-  EXPECT_LT(reducer.launched_during_backward(), static_cast<int>(reducer.bucket_bytes().size()));
+  for (auto layout : {GradientLayout::bucket_views, GradientLayout::copied}) {
+    FakeWorld world(1);
+    FakeCollectives c(world, 0);
+    auto net = small_net(3);
+    auto unused = torch::ones({5}, torch::requires_grad());
+    auto params = net->parameters();
+    params.insert(params.begin(), unused);  // first: the last bucket, never filled by the backward pass
+    GradientReducer reducer(params, c, 64, 64, layout);
+    net->forward(input_of(0)).sum().backward();
+    reducer.finish();
+    ASSERT_TRUE(unused.grad().defined());
+    EXPECT_EQ(unused.grad().abs().sum().item<double>(), 0.0);
+    EXPECT_LT(reducer.launched_during_backward(), static_cast<int>(reducer.bucket_bytes().size()));
+  }
 }
 
 TEST(FakeCollectives, AWaitNoRankAnswersTimesOut) {
@@ -163,8 +182,9 @@ TEST(FakeCollectives, MismatchedCollectivesAreAnError) {
   EXPECT_THROW(c1.allreduce_sum(b), std::runtime_error);
 }
 
-// A real workload (mlp) trained on two fake ranks: the ranks' weights stay identical step after step.
-TEST(DataParallelTask, RanksStayInStep) {
+// A real workload (mlp) trained on two fake ranks, in both layouts: the ranks' weights stay
+// identical step after step.
+void expect_ranks_stay_in_step(GradientLayout layout) {
   auto workload = make_workload("mlp");
   WorkloadOptions o;
   o.batch_size = 16;
@@ -178,12 +198,14 @@ TEST(DataParallelTask, RanksStayInStep) {
   FakeWorld world(2);
   std::vector<std::vector<at::Tensor>> params(2);
   std::vector<int> copied(2, -1);
+  std::vector<int> buckets(2, -1);
   auto rank_main = [&](int r) {
     FakeCollectives c(world, r);
     broadcast_parameters(c, inner[r]->trainable_parameters(), 0);
-    DataParallelTask task(std::move(inner[r]), c, 1 << 20);
+    DataParallelTask task(std::move(inner[r]), c, 1 << 20, layout);
     for (int s = 0; s < 3; ++s) task.step();
-    copied[r] = task.reducer().copied_in_last_step();  // Adam's zero_grad set the grads to none: rebound
+    copied[r] = task.reducer().copy_launches_in_last_step();
+    buckets[r] = static_cast<int>(task.reducer().bucket_bytes().size());
     for (auto& p : task.trainable_parameters()) params[r].push_back(p.detach().clone());
   };
   std::thread t1(rank_main, 1);
@@ -191,8 +213,14 @@ TEST(DataParallelTask, RanksStayInStep) {
   t1.join();
   ASSERT_FALSE(params[0].empty());
   for (std::size_t i = 0; i < params[0].size(); ++i) EXPECT_TRUE(torch::equal(params[0][i], params[1][i])) << i;
-  EXPECT_EQ(copied, (std::vector<int>{0, 0})) << "gradients copied into the buckets instead of accumulated there";
+  if (layout == GradientLayout::bucket_views)  // Adam's zero_grad set the grads to none: rebound, no copy
+    EXPECT_EQ(copied, (std::vector<int>{0, 0})) << "gradients copied into the buckets instead of accumulated there";
+  else  // one multi-tensor copy a bucket
+    EXPECT_EQ(copied, buckets);
 }
+
+TEST(DataParallelTask, RanksStayInStep) { expect_ranks_stay_in_step(GradientLayout::copied); }
+TEST(DataParallelTask, RanksStayInStepWithBucketViews) { expect_ranks_stay_in_step(GradientLayout::bucket_views); }
 
 }  // namespace
 }  // namespace accelbench

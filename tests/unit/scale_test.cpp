@@ -79,6 +79,9 @@ TEST(Scale, RankMeasurementJsonRoundTrip) {
   req.workload = "resnet18";
   req.bucket_mb = 12.5;
   EXPECT_EQ(nlohmann::json(req).get<ScaleRankRequest>().bucket_mb, 12.5);
+  EXPECT_FALSE(nlohmann::json(req).get<ScaleRankRequest>().bucket_views);
+  req.bucket_views = true;
+  EXPECT_TRUE(nlohmann::json(req).get<ScaleRankRequest>().bucket_views);
 }
 
 TEST(Scale, RendezvousFromEnvironment) {

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Fifth GPU visit (nvidia-h200-x2), part 1: build, the gpu suite and the mended test that meets real
+# hardware (#16), then world size 1 through NCCL against `run` in both gradient layouts (#14).
+# Run from the repository root on the device machine with .device/ carried. About 7 minutes.
+# Writes $OUT/visit5.tgz (logs, JSON) and $OUT/accelbench (stripped, for the next call's BIN=).
+set -uo pipefail
+OUT=${OUT:-/tmp/accelbench-out}
+d="$OUT/visit5"
+mkdir -p "$d"
+export XDG_DATA_HOME=/tmp/xdg PYTHONUNBUFFERED=1
+t0=$(date +%s)
+# .device/build-on-device.sh's configure step, then only the targets this visit runs
+mkdir -p /tmp/deps
+for f in .device/debs/*.deb; do dpkg -x "$f" /tmp/deps; done
+find /tmp/deps -type l | while read -r l; do t=$(readlink "$l"); if [[ $t == /* && -e /tmp/deps$t ]]; then ln -sfn "/tmp/deps$t" "$l"; fi; done
+torch_cmake=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+export CMAKE_PREFIX_PATH="$torch_cmake;/tmp/deps/usr" LD_LIBRARY_PATH="/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}" CPATH="/tmp/deps/usr/include:${CPATH:-}"
+cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" > "$d/build.log" 2>&1 \
+  || { tail -30 "$d/build.log"; exit 1; }
+grep -E "NCCL for scale|CUDA-specific" "$d/build.log"
+cmake --build build-device -j "$(nproc)" --target accelbench gpu_tests unit_telemetry_tests >> "$d/build.log" 2>&1 \
+  || { tail -40 "$d/build.log"; exit 1; }
+BIN=./build-device/accelbench
+echo "build took $(( $(date +%s) - t0 )) s"
+$BIN --version 2>&1 | head -2
+nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,power.draw,temperature.gpu --format=csv,noheader
+strip -o "$OUT/accelbench" "$BIN"
+echo "== ctest -L gpu"
+(cd build-device && ctest -L gpu --output-on-failure > "$d/ctest-gpu.txt" 2>&1; echo "   exit $?"; tail -18 "$d/ctest-gpu.txt")
+echo "== ThisMachine (NVML read for real)"
+build-device/tests/unit_telemetry_tests --gtest_filter='ThisMachine.*' > "$d/this-machine.txt" 2>&1; echo "   exit $?"
+grep -E "^\[ +(OK|FAILED|SKIPPED) |source|available" "$d/this-machine.txt" | cut -c1-220 | head -20
+echo "== world size 1 through NCCL against run, both layouts"
+for m in resnet18 transformer; do
+  for layout in copied views; do
+    extra=""; [[ $layout == views ]] && extra="--bucket-views"
+    timeout 100 $BIN scale --model $m --dtype float32,bfloat16 --gpus 1 --batch-size 64 --max-time 6 $extra \
+      --json "$d/scale-$m-$layout.json" > "$d/scale-$m-$layout.txt" 2>&1; echo "   scale $m $layout: exit $?"
+    grep -E "^ +1 |failed" "$d/scale-$m-$layout.txt"
+  done
+done
+timeout 100 $BIN run --models resnet18,transformer --dtype float32,bfloat16 --devices cuda:0 --batch-size 64 --rounds 1 \
+  --max-time-per-case 12s --no-progress --no-save --json "$d/run-ws1.json" > "$d/run-ws1.txt" 2>&1; echo "   run: exit $?"
+grep -E "resnet18|transformer" "$d/run-ws1.txt" | head -12
+(cd "$OUT" && tar czf visit5.tgz visit5 && rm -rf visit5)
+echo "total $(( $(date +%s) - t0 )) s"
