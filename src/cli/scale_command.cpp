@@ -17,6 +17,7 @@
 #include "core/lists.h"
 #include "drivers/scale_launcher.h"
 #include "engine/engine.h"
+#include "core/safe_write.h"
 #include "report/json_report.h"
 
 namespace accelbench {
@@ -113,9 +114,11 @@ int execute_scale(const ScaleFlags& f) {
     for (const auto& p : result->points) failed = failed || !p.error.empty();
     doc["results"].push_back(*result);
   }
-  if (!f.from_env && f.rank_dir.empty() && !failed) std::filesystem::remove_all(work_dir);
-  else if (!f.from_env && failed) std::fprintf(stderr, "scale: the ranks' logs are in %s\n", work_dir.c_str());
+  // The results first: nothing after the measuring may lose them.
   if (!f.json.empty() && !doc["results"].empty()) write_json_document(doc, f.json);
+  // remove_tree, not std::filesystem::remove_all (core/safe_write.h says why).
+  if (!f.from_env && f.rank_dir.empty() && !failed) remove_tree(work_dir);
+  else if (!f.from_env && failed) std::fprintf(stderr, "scale: the ranks' logs are in %s\n", work_dir.c_str());
   return failed ? 1 : 0;
 }
 }  // namespace

@@ -1,6 +1,7 @@
 #include "core/safe_write.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -242,6 +243,20 @@ void check_regular_input_file(const std::string& path, const char* what) {
     throw UsageError(fmt::format("{} {} is not a regular file (a device, FIFO or socket)", what, path));
   if (::access(path.c_str(), R_OK) != 0)
     throw UsageError(fmt::format("cannot read {} {}: {}", what, path, std::strerror(errno)));
+}
+
+namespace {
+int remove_tree_entry(const char* path, const struct stat*, int kind, struct FTW*) {
+  const int rc = kind == FTW_DP ? ::rmdir(path) : ::unlink(path);
+  return rc == 0 || errno == ENOENT ? 0 : -1;
+}
+}  // namespace
+
+bool remove_tree(const std::string& path) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT;
+  if (!S_ISDIR(st.st_mode)) return ::unlink(path.c_str()) == 0;
+  return ::nftw(path.c_str(), remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS) == 0;
 }
 
 }  // namespace accelbench

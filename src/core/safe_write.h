@@ -36,4 +36,12 @@ void check_output_path(const std::string& path, const char* option);
 // `what` names it in the message (e.g. "IDX file", "--text file"). Throws UsageError.
 void check_regular_input_file(const std::string& path, const char* what);
 
+// Removes a folder of this program's own making and everything under it (symlinks themselves, never
+// what they point to), with POSIX calls (nftw, unlink, rmdir), not std::filesystem::remove_all: the
+// CUDA build of libtorch (pip torch 2.11+cu130) exports its own std::filesystem::remove_all, the
+// dynamic linker binds this program's call to it, and there it jumps to a null pointer (SIGSEGV on
+// the H200, found by the crash handler's stack dump). Best effort: returns false when something
+// could not be removed; a missing folder is true.
+bool remove_tree(const std::string& path);
+
 }  // namespace accelbench

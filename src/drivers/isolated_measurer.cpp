@@ -1,6 +1,5 @@
 #include "drivers/isolated_measurer.h"
 
-#include <dirent.h>
 #include <fmt/format.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 
 #include "core/child_process.h"
 #include "core/errors.h"
+#include "core/safe_write.h"
 
 namespace accelbench {
 
@@ -30,21 +30,8 @@ ScratchDir::ScratchDir() {
   path = tmpl;
 }
 
-// Removed with POSIX calls, not std::filesystem::remove_all: the CUDA build of libtorch (pip torch
-// 2.11+cu130) exports its own std::filesystem::remove_all, the dynamic linker binds this program's
-// call to it, and there it jumps to a null pointer (SIGSEGV at the end of every isolated sweep on
-// the H200; found with the crash handler's stack dump). The folder holds only plain files.
-ScratchDir::~ScratchDir() {
-  if (DIR* dir = ::opendir(path.c_str())) {
-    while (const dirent* entry = ::readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (name == "." || name == "..") continue;
-      ::unlink((path.string() + "/" + name).c_str());
-    }
-    ::closedir(dir);
-  }
-  ::rmdir(path.c_str());
-}
+// remove_tree, not std::filesystem::remove_all (core/safe_write.h says why).
+ScratchDir::~ScratchDir() { remove_tree(path.string()); }
 
 void to_json(nlohmann::json& j, const MeasureRequest& v) {
   j = {{"spec", v.spec}, {"measure", v.options}, {"memory_limit_bytes", v.memory_limit_bytes}};

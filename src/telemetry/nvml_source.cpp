@@ -151,6 +151,7 @@ class NvmlSource final : public TelemetrySource {
     return energy_ok_ || power_kind_ != Power::none || temp_ok_ || clock_ok_ || memory_ok_;
   }
   std::string unavailable_reason() const override {
+    if (available()) return {};  // the contract: a reason only where the source is unavailable
     return fmt::format("no NVML figure could be read: energy: {}; power: {}; temperature: {}; clock: {}; memory: {}",
                        energy_origin_, power_origin_, temp_origin_, clock_origin_, memory_origin_);
   }

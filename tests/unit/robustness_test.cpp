@@ -396,3 +396,21 @@ TEST(SafeWrite, CheckOutputPath) {
   check_output_path("/dev/stdout", "--json");
   EXPECT_EQ(entries(dir.path), 1u) << "creates nothing";
 }
+
+// remove_tree: a nested folder of files goes; a symlink inside it goes, its target stays; a missing
+// folder is no error.
+TEST(RemoveTree, RemovesNestedFoldersButNotWhatLinksPointTo) {
+  const fs::path root = fs::path(::testing::TempDir()) / ("remove-tree-" + std::to_string(::getpid()));
+  const fs::path outside = root.string() + "-target";
+  fs::create_directories(root / "world1");
+  fs::create_directories(root / "world2" / "deeper");
+  std::ofstream(root / "world1" / "rank0.json") << "{}";
+  std::ofstream(root / "world2" / "deeper" / "rank1.log") << "log";
+  std::ofstream(outside) << "keep me";
+  fs::create_symlink(outside, root / "world2" / "link");
+  EXPECT_TRUE(remove_tree(root.string()));
+  EXPECT_FALSE(fs::exists(root));
+  EXPECT_TRUE(fs::exists(outside)) << "the link's target was removed";
+  EXPECT_TRUE(remove_tree(root.string())) << "a missing folder is not an error";
+  fs::remove(outside);
+}
