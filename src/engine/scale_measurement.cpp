@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 
 #include "core/stopping.h"
 #include "device/device.h"
@@ -42,7 +43,7 @@ class ScaleRank {
     warm_up();
     sample();
     time_bare_allreduce();
-    m_.loss_after = task_->evaluation_loss();
+    m_.loss_after = stepper().evaluation_loss();
     return m_;
   }
 
@@ -55,6 +56,18 @@ class ScaleRank {
     CaseSpec spec{.workload = req_.workload, .device = m_.device, .dtype = req_.dtype, .batch_size = req_.batch_size};
     auto inner = workload->build(workload_options_for(spec, *device_, req_.options.inputs));
     broadcast_parameters(c_, inner->trainable_parameters(), 0);
+    if (const char* v = std::getenv("ACCELBENCH_SCALE_WITHOUT_REDUCER"); v && std::string(v) == "1") {
+      // A diagnostic (docs/multi-gpu.md): the rank trains its own copy with no gradient all-reduce,
+      // in the same process, process group and loop, to tell the harness's cost from the reducer's.
+      plain_ = std::move(inner);
+      m_.backend += " (diagnostic: no gradient all-reduce)";
+      m_.parameter_count = plain_->parameter_count();
+      for (const auto& p : plain_->trainable_parameters()) m_.gradient_bytes += p.numel() * static_cast<std::int64_t>(p.element_size());
+      m_.bucket_bytes = {m_.gradient_bytes};
+      m_.loss_before = plain_->evaluation_loss();
+      if (!std::isfinite(m_.loss_before)) throw std::runtime_error("the initial loss is not finite");
+      return;
+    }
     task_ = std::make_unique<DataParallelTask>(std::move(inner), c_, static_cast<std::int64_t>(req_.bucket_mb * 1024 * 1024),
                                                req_.bucket_views ? GradientLayout::bucket_views : GradientLayout::copied);
     m_.parameter_count = task_->parameter_count();
@@ -67,7 +80,7 @@ class ScaleRank {
   double timed_steps(int k) {
     const auto t0 = Clock::now();
     at::Tensor loss;
-    for (int i = 0; i < k; ++i) loss = task_->step();
+    for (int i = 0; i < k; ++i) loss = stepper().step();
     device_->synchronize();
     const double s = seconds_since(t0) / k;
     if (!std::isfinite(loss.item<double>())) throw std::runtime_error("the loss became NaN or Inf: training diverged");
@@ -99,12 +112,13 @@ class ScaleRank {
     while (true) {
       const double s = timed_steps(m_.steps_per_sample);
       m_.samples.push_back(s);
-      if (auto comm = task_->reducer().last_step_comm_s()) m_.comm_samples.push_back(*comm);
+      if (task_)
+        if (auto comm = task_->reducer().last_step_comm_s()) m_.comm_samples.push_back(*comm);
       stopper.add(s, seconds_since(start));
       const bool stop = stopper.should_stop() && m_.samples.size() >= settings.floor_samples;
       if (all_ranks_agree(c_, stop, device_->torch_device())) break;
     }
-    m_.buckets_launched_in_backward = task_->reducer().launched_during_backward();
+    if (task_) m_.buckets_launched_in_backward = task_->reducer().launched_during_backward();
   }
 
   // One all-reduce of the gradients' size, and the buckets' all-reduces back to back (medians).
@@ -137,6 +151,8 @@ class ScaleRank {
   RankMeasurement m_;
   std::unique_ptr<Device> device_;
   std::unique_ptr<DataParallelTask> task_;
+  std::unique_ptr<TrainingTask> plain_;  // ACCELBENCH_SCALE_WITHOUT_REDUCER=1 only
+  TrainingTask& stepper() { return task_ ? static_cast<TrainingTask&>(*task_) : *plain_; }
 };
 }  // namespace
 
