@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue #14 on one H200: what in `scale --gpus 1` costs transformer bfloat16 (launch-bound) its
+# +26% against `run` (bench/device/ws1-match.sh). Three rounds, the order reversed in the second:
+#   R run    B scale (default)    E scale with c10d's flight recorder, heartbeat monitor and NCCL
+#   timing off    F scale with one bucket (--bucket-mb 1024)    D scale without the reducer
+# Run from the repository root on the device machine with .device/ carried; about 5 minutes.
+set -uo pipefail
+OUT=${OUT:-/tmp/accelbench-out}
+d="$OUT/ws1-knobs"
+mkdir -p "$d"
+export XDG_DATA_HOME=/tmp/xdg
+t0=$(date +%s)
+mkdir -p /tmp/deps
+for f in .device/debs/*.deb; do dpkg -x "$f" /tmp/deps; done
+find /tmp/deps -type l | while read -r l; do t=$(readlink "$l"); if [[ $t == /* && -e /tmp/deps$t ]]; then ln -sfn "/tmp/deps$t" "$l"; fi; done
+torch_cmake=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+export CMAKE_PREFIX_PATH="$torch_cmake;/tmp/deps/usr" LD_LIBRARY_PATH="/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}" CPATH="/tmp/deps/usr/include:${CPATH:-}"
+cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" > "$d/build.log" 2>&1 \
+  && cmake --build build-device -j "$(nproc)" --target accelbench >> "$d/build.log" 2>&1 || { tail -30 "$d/build.log"; exit 1; }
+BIN=./build-device/accelbench
+echo "build took $(( $(date +%s) - t0 )) s"
+m=transformer p=bfloat16
+v_R() { timeout 60 $BIN run --models $m --dtype $p --devices cuda:0 --batch-size 64 --rounds 1 --in-process-rounds \
+  --max-time-per-case 6s --no-progress --no-save --no-telemetry --json "$d/R-$1.json" > "$d/R-$1.txt" 2>&1 || echo "R $1 failed"; }
+sc() { local v=$1 i=$2; shift 2; timeout 60 env "$@" $BIN scale --model $m --dtype $p --gpus 1 --batch-size 64 --max-time 3 \
+  $SCALE_EXTRA --json "$d/$v-$i.json" > "$d/$v-$i.txt" 2>&1 || echo "$v $i failed"; }
+v_B() { SCALE_EXTRA="" sc B $1 X=1; }
+v_E() { SCALE_EXTRA="" sc E $1 TORCH_NCCL_TRACE_BUFFER_SIZE=0 TORCH_NCCL_ENABLE_MONITORING=0 TORCH_NCCL_ENABLE_TIMING=0; }
+v_F() { SCALE_EXTRA="--bucket-mb 1024" sc F $1 X=1; }
+v_D() { SCALE_EXTRA="" sc D $1 ACCELBENCH_SCALE_WITHOUT_REDUCER=1; }
+for i in 1 2 3; do
+  order="R B E F D"; [[ $i == 2 ]] && order="D F E B R"
+  for v in $order; do v_$v $i; done
+  echo "round $i done at $(( $(date +%s) - t0 )) s"
+done
+python3 - "$d" <<'PY'
+import json, statistics, sys
+d = sys.argv[1]
+def med(path):
+    try: j = json.load(open(path))
+    except Exception: return None
+    if 'cases' in j: return j['cases'][0]['stats']['median']
+    return statistics.median(j['results'][0]['points'][0]['ranks'][0]['samples_s'])
+meds = {v: [med(f"{d}/{v}-{i}.json") for i in (1, 2, 3)] for v in "RBEFD"}
+r = statistics.median([x for x in meds["R"] if x])
+for v, xs in meds.items():
+    ok = [x for x in xs if x]
+    print(f"{v}: " + " ".join(f"{1e3*x:.3f}" if x else "-" for x in xs) + f" ms  median {1e3*statistics.median(ok):.3f}  vs R {100*(statistics.median(ok)/r-1):+.1f}%")
+PY
+(cd "$OUT" && tar czf ws1-knobs.tgz ws1-knobs && rm -rf ws1-knobs)
+echo "total $(( $(date +%s) - t0 )) s"
