@@ -3,7 +3,11 @@
 # +26% against `run` (bench/device/ws1-match.sh). Three rounds, the order reversed in the second:
 #   R run    B scale (default)    E scale with c10d's flight recorder, heartbeat monitor and NCCL
 #   timing off    F scale with one bucket (--bucket-mb 1024)    D scale without the reducer
-# Run from the repository root on the device machine with .device/ carried; about 5 minutes.
+#   T, M, N: the flight recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=0), the heartbeat monitor
+#   (TORCH_NCCL_ENABLE_MONITORING=0), NCCL timing (TORCH_NCCL_ENABLE_TIMING=0) off one at a time
+# Run from the repository root on the device machine with .device/ carried; about 3-5 minutes:
+#   bash bench/device/ws1-knobs.sh                      # R B E F D
+#   VARIANTS="R B T M N E" bash bench/device/ws1-knobs.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/accelbench-out}
 d="$OUT/ws1-knobs"
@@ -28,12 +32,16 @@ v_B() { SCALE_EXTRA="" sc B $1 X=1; }
 v_E() { SCALE_EXTRA="" sc E $1 TORCH_NCCL_TRACE_BUFFER_SIZE=0 TORCH_NCCL_ENABLE_MONITORING=0 TORCH_NCCL_ENABLE_TIMING=0; }
 v_F() { SCALE_EXTRA="--bucket-mb 1024" sc F $1 X=1; }
 v_D() { SCALE_EXTRA="" sc D $1 ACCELBENCH_SCALE_WITHOUT_REDUCER=1; }
+v_T() { SCALE_EXTRA="" sc T $1 TORCH_NCCL_TRACE_BUFFER_SIZE=0; }
+v_M() { SCALE_EXTRA="" sc M $1 TORCH_NCCL_ENABLE_MONITORING=0; }
+v_N() { SCALE_EXTRA="" sc N $1 TORCH_NCCL_ENABLE_TIMING=0; }
+VARIANTS=${VARIANTS:-"R B E F D"}
 for i in 1 2 3; do
-  order="R B E F D"; [[ $i == 2 ]] && order="D F E B R"
+  order=$VARIANTS; [[ $i == 2 ]] && order=$(echo $VARIANTS | tr ' ' '\n' | tac | tr '\n' ' ')
   for v in $order; do v_$v $i; done
   echo "round $i done at $(( $(date +%s) - t0 )) s"
 done
-python3 - "$d" <<'PY'
+python3 - "$d" "$VARIANTS" <<'PY'
 import json, statistics, sys
 d = sys.argv[1]
 def med(path):
@@ -41,7 +49,7 @@ def med(path):
     except Exception: return None
     if 'cases' in j: return j['cases'][0]['stats']['median']
     return statistics.median(j['results'][0]['points'][0]['ranks'][0]['samples_s'])
-meds = {v: [med(f"{d}/{v}-{i}.json") for i in (1, 2, 3)] for v in "RBEFD"}
+meds = {v: [med(f"{d}/{v}-{i}.json") for i in (1, 2, 3)] for v in sys.argv[2].split()}
 r = statistics.median([x for x in meds["R"] if x])
 for v, xs in meds.items():
     ok = [x for x in xs if x]
