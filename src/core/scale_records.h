@@ -44,7 +44,7 @@ struct RankMeasurement {
   int rank = 0, world_size = 1, local_rank = 0;
   std::string device, device_name, backend;
   std::vector<double> samples;        // seconds per training step
-  std::vector<double> comm_samples;   // device seconds of the all-reduces of one step (the last of each sample)
+  std::vector<double> comm_samples;   // device seconds of the all-reduces of one step (steps after the sampling, timing on)
   int steps_per_sample = 1, warmup_steps = 0;
   std::int64_t parameter_count = 0, gradient_bytes = 0;
   std::vector<std::int64_t> bucket_bytes;

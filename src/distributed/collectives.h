@@ -38,6 +38,10 @@ class Collectives {
   // `root`'s tensors copied into every rank's, in place; returns when done on this rank's stream.
   virtual void broadcast(std::vector<at::Tensor>& tensors, int root) = 0;
   virtual void barrier() = 0;
+  // From now on, collectives record their device time (CollectiveWork::duration_s). Off at first:
+  // with NCCL the timing events cost host time on every collective (5-10% of a launch-bound step
+  // on the H200, docs/results/2026-11-30-h200x2-scale.md), so steps that are timed run without it.
+  virtual void enable_timing() {}
 };
 
 // Whether every rank says yes (one small allreduce; synchronizes). Used so that all ranks take the

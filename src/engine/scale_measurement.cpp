@@ -42,6 +42,7 @@ class ScaleRank {
     build();
     warm_up();
     sample();
+    time_communication();
     time_bare_allreduce();
     m_.loss_after = stepper().evaluation_loss();
     return m_;
@@ -112,14 +113,26 @@ class ScaleRank {
     while (true) {
       const double s = timed_steps(m_.steps_per_sample);
       m_.samples.push_back(s);
-      if (task_)
-        if (auto comm = task_->reducer().last_step_comm_s()) m_.comm_samples.push_back(*comm);
       stopper.add(s, seconds_since(start));
       const bool stop = stopper.should_stop() && m_.samples.size() >= settings.floor_samples;
       if (all_ranks_agree(c_, stop, device_->torch_device())) break;
     }
     if (task_) m_.buckets_launched_in_backward = task_->reducer().launched_during_backward();
   }
+
+  // The all-reduces' device time per step, from a few more steps with the collectives' timing on
+  // (its events cost host time, so these steps are not among the step-time samples). Every rank runs
+  // the same number of steps, so the collectives match.
+  void time_communication() {
+    if (!task_) return;
+    c_.enable_timing();
+    for (int i = 0; i < kCommunicationSteps; ++i) {
+      stepper().step();
+      device_->synchronize();
+      if (auto comm = task_->reducer().last_step_comm_s()) m_.comm_samples.push_back(*comm);
+    }
+  }
+  static constexpr int kCommunicationSteps = 10;
 
   // One all-reduce of the gradients' size, and the buckets' all-reduces back to back (medians).
   void time_bare_allreduce() {
