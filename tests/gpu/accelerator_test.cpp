@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -215,4 +216,71 @@ TEST(Gpu, ScaleWorldSizeOneRunsThroughNccl) {
     EXPECT_LT(rank.at("loss_after").get<double>(), rank.at("loss_before").get<double>()) << layout;
     EXPECT_EQ(point.at("error").get<std::string>(), "") << layout;
   }
+}
+
+namespace {
+double relative_gap(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-12); }
+
+// Two optimizer steps of the transformer on CUDA (dropout on) and one more forward: the losses and
+// gradient norms along the way.
+std::vector<double> transformer_trace_on_cuda(bool checkpoint, std::uint64_t seed) {
+  WorkloadOptions o;
+  o.device = torch::Device("cuda");
+  o.batch_size = 16;
+  o.checkpoint = checkpoint;
+  o.inputs.use_real_data = false;
+  o.inputs.seed = seed;
+  auto task = make_workload("transformer")->build(o);
+  std::vector<double> trace;
+  for (int s = 0; s < 2; ++s) {
+    auto loss = task->forward_loss();
+    task->backward(loss);
+    trace.push_back(loss.item<double>());
+    trace.push_back(task->gradient_norm().value_or(NAN));
+    task->optimizer_step();
+  }
+  trace.push_back(task->forward_loss().item<double>());
+  return trace;
+}
+}  // namespace
+
+// The checkpoint's CUDA random state: the recompute in the backward pass draws the forward's dropout
+// masks from the CUDA generator, so checkpointed training matches plain training step for step;
+// a control with another seed differs (the comparison can see other masks).
+TEST(Gpu, CheckpointRecomputesWithTheForwardsCudaRandomState) {
+  REQUIRE_CUDA();
+  const auto plain = transformer_trace_on_cuda(false, 1);
+  const auto ckpt = transformer_trace_on_cuda(true, 1);
+  const auto other = transformer_trace_on_cuda(false, 2);
+  bool control_differs = false;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_TRUE(std::isfinite(plain[i])) << i;
+    EXPECT_LE(relative_gap(ckpt[i], plain[i]), 1e-3) << "figure " << i << ": " << ckpt[i] << " vs " << plain[i];
+    control_differs = control_differs || relative_gap(other[i], plain[i]) > 1e-3;
+  }
+  EXPECT_TRUE(control_differs);
+}
+
+// A real out-of-memory bisection on CUDA: under a 2 GiB memory limit the transformer's batch sweep
+// doubles until a batch fails for memory, then bisects; the JSON names the largest batch that fit
+// and the smallest that did not, the one just above the other within the bisection's resolution.
+TEST(Gpu, SweepBatchFindsTheOutOfMemoryEdgeUnderAMemoryLimit) {
+  REQUIRE_CUDA();
+  const std::string json = ::testing::TempDir() + "sweep-oom.json";
+  const std::string cmd = std::string(ACCELBENCH_BIN) +
+                          " sweep batch --model transformer --device cuda --memory-limit 2GiB --from 64 --to 65536"
+                          " --quick --budget 3m --max-time-per-point 10s --no-save --no-telemetry --json " + json +
+                          " > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << cmd;
+  std::ifstream in(json);
+  const auto sweep = nlohmann::json::parse(in).at("sweep");
+  ASSERT_TRUE(sweep.at("largest_fit").is_number()) << sweep.dump();
+  ASSERT_TRUE(sweep.at("smallest_oom").is_number()) << sweep.dump();
+  const auto fit = sweep.at("largest_fit").get<std::int64_t>();
+  const auto oom = sweep.at("smallest_oom").get<std::int64_t>();
+  EXPECT_GE(fit, 64);
+  EXPECT_GT(oom, fit);
+  EXPECT_LE(oom, 2 * fit) << "the bisection narrowed the edge below one doubling";
 }
