@@ -2,6 +2,7 @@
 // holds the flags (the longest option registration of the tool) and hands the checked request to
 // the suite driver (drivers/suite.h); run_request.cpp turns the flags into that request.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -63,7 +64,7 @@ std::string plan_line(const RunFlags& o, const RunRequest& run_request) {
 
 int execute_run(const RunFlags& o, const CLI::App& cmd) {
   // Validate everything before measuring anything.
-  const auto request = make_run_request(o, cmd);
+  auto request = make_run_request(o, cmd);
   // The history is opened (created, migrated, or refused when damaged) before anything is measured.
   std::unique_ptr<HistoryStore> store;
   if (!o.no_save) store = std::make_unique<HistoryStore>(o.db_path.empty() ? HistoryStore::default_path() : o.db_path);
@@ -79,12 +80,31 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
     run.context.warnings.push_back(machine);
   printer.context(run.context);
   printer.plan(plan_line(o, request));
-  // Time promises: the cases whose stored step time says they cannot fit their share, said before measuring.
-  if (store) {
+  // Time promises, said before measuring: each case's step time from the history, or for a case new
+  // to it, from one step measured now (its time comes out of the budget); the cases that cannot fit
+  // their share.
+  {
+    const auto& cases = request.suite.plan.cases;
+    const auto history = store ? store->case_history() : std::vector<CaseHistoryPoint>{};
+    std::vector<ProbedStep> probed;
+    const auto unseen = cases_without_history(cases, history);
+    const auto probe_start = std::chrono::steady_clock::now();
+    for (const auto& c : unseen) {
+      try {
+        probed.push_back({c, engine::probe_step_s(c, request.suite.options.inputs)});
+      } catch (const std::exception&) {  // the measurement will meet it again and say so
+      }
+    }
+    if (!unseen.empty()) {
+      const double probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
+      if (request.suite.budget_s > 0) request.suite.budget_s = std::max(1e-3, request.suite.budget_s - probe_s);
+      printer.note(fmt::format("one step of each case new to the history timed first ({} of {}, {}; counted in the budget)",
+                               unseen.size(), cases.size(), format_duration(probe_s)));
+    }
     const auto& st = request.suite.options.settings;
     const auto steps = (st.min_warmup_steps + st.stopping.min_samples) * static_cast<std::size_t>(request.timing.rounds);
-    const double share = budget_share(request.suite.budget_s, request.suite.max_per_case_s, 0, request.suite.plan.cases.size());
-    for (const auto& line : cases_that_cannot_fit(request.suite.plan.cases, store->case_history(), share, steps)) printer.note(line);
+    const double share = budget_share(request.suite.budget_s, request.suite.max_per_case_s, 0, cases.size());
+    for (const auto& line : cases_that_cannot_fit(cases, history, share, steps, probed)) printer.note(line);
   }
 
   // Each case in interleaved rounds (fresh processes by default): the interval covers the next run.

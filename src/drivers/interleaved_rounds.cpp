@@ -1,5 +1,7 @@
 #include "drivers/interleaved_rounds.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -69,6 +71,26 @@ class InterleavedRounds {
     return budget_share(plan_.budget_s, case_left, spent_s_, static_cast<std::size_t>(rounds_left()));
   }
 
+  // The run's time left while case `current`'s round has run `elapsed_s` of its `allowed_s`
+  // (InterleavedRoundsEvents::progress says how it is estimated).
+  double time_left_s(std::size_t current, double elapsed_s, double allowed_s) const {
+    double left = 0;
+    for (std::size_t k = 0; k < cases_.size(); ++k) {
+      const auto& c = cases_[k];
+      int rounds = c.left();
+      if (rounds <= 0) continue;
+      const bool measured = !c.rounds.empty();
+      const double per_round = measured ? c.spent_s / static_cast<double>(c.rounds.size()) : allowance(c);
+      if (k == current) {
+        left += std::max(0.0, (measured ? std::min(per_round, allowed_s) : allowed_s) - elapsed_s);
+        --rounds;
+      }
+      left += std::max(0, rounds) * per_round;
+    }
+    if (plan_.budget_s > 0) left = std::min(left, std::max(0.0, plan_.budget_s - spent_s_ - elapsed_s));
+    return left;
+  }
+
   // What another round of the case costs at the least: its last round's start-up, build and warm-up
   // (all but the sampling) and one sample.
   static double least_round_s(const CaseResult& last) {
@@ -91,8 +113,12 @@ class InterleavedRounds {
     auto options = plan_.options;
     options.settings.stopping.max_time_s = allowed;
     if (events_.round_started) events_.round_started(i, static_cast<int>(c.rounds.size()) + 1, c.planned, allowed);
+    if (events_.progress) {  // a line at each round's start, whatever the measurer reports inside it
+      const ProgressEvent start{&plan_.cases[i], fmt::format("round {}/{}", c.rounds.size() + 1, c.planned), 0, 0, 0, allowed};
+      events_.progress(i, start, time_left_s(i, 0, allowed));
+    }
     c.rounds.push_back(each_round_.measure(plan_.cases[i], options, [&](const ProgressEvent& e) {
-      if (events_.progress) events_.progress(i, e);
+      if (events_.progress) events_.progress(i, e, time_left_s(i, e.case_elapsed_s, allowed));
     }));
     c.spent_s += c.rounds.back().wall_s;
     spent_s_ += c.rounds.back().wall_s;

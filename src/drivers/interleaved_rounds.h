@@ -29,8 +29,11 @@ struct InterleavedRoundsPlan {
 struct InterleavedRoundsEvents {
   // A round of case `index` starts: its number (1-based), the rounds planned now, its time limit.
   std::function<void(std::size_t index, int round, int planned, double allowance_s)> round_started;
-  // Progress inside that round, as the measurer reports it.
-  std::function<void(std::size_t index, const ProgressEvent&)> progress;
+  // Progress inside that round, as the measurer reports it, and the run's time left estimated from
+  // what was measured: every round still to come at its case's mean round time so far (a case not
+  // measured yet: the time it is allowed), the current round's estimate less its time so far; never
+  // more than the budget's rest.
+  std::function<void(std::size_t index, const ProgressEvent&, double time_left_s)> progress;
   // The case stops short of its planned rounds: another round would need at least `least_round_s`
   // (start-up, build, warm-up and one sample, as its last round took) and has `allowance_s` left.
   std::function<void(std::size_t index, int rounds_done, int planned, double least_round_s, double allowance_s)> rounds_cut;

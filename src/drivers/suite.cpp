@@ -85,19 +85,13 @@ int measure_cases_interleaved(const SuiteRequest& req, RunResult& run, CaseMeasu
                               const Stopwatch& clock) {
   const auto& cases = req.plan.cases;
   InterleavedRoundsPlan plan{cases, req.options, req.rounds, req.budget_s, req.max_per_case_s, req.cooldown_s};
-  double round_allowance_s = 0;
-  double round_started_s = 0;
   int failures = 0;
   InterleavedRoundsEvents events;
-  events.round_started = [&](std::size_t i, int round, int planned, double allowance_s) {
-    round_allowance_s = allowance_s;
-    round_started_s = clock.elapsed_s();
+  events.round_started = [&](std::size_t i, int round, int planned, double /*allowance_s*/) {
     printer.case_started({i, cases.size()}, cases[i], fmt::format("{} (round {}/{})", model_label(cases[i]), round, planned));
   };
-  events.progress = [&](std::size_t i, const ProgressEvent& e) {
-    const double eta = req.budget_s > 0 ? std::max(0.0, req.budget_s - clock.elapsed_s())
-                                        : std::max(0.0, round_allowance_s - (clock.elapsed_s() - round_started_s));
-    printer.progress({i, cases.size()}, e, clock.elapsed_s(), eta);
+  events.progress = [&](std::size_t i, const ProgressEvent& e, double time_left_s) {
+    printer.progress({i, cases.size()}, e, clock.elapsed_s(), time_left_s);
   };
   events.rounds_cut = [&](std::size_t i, int done, int planned, double least_round_s, double allowance_s) {
     printer.note(fmt::format("{} on {}: {} of {} rounds: another needs ~{} (start-up, build, warm-up, one sample) and the "

@@ -3,6 +3,7 @@
 #include "engine/engine.h"
 
 #include <ATen/Parallel.h>
+#include <chrono>
 #include <ATen/Version.h>
 #include <torch/version.h>
 #include <c10/util/Exception.h>
@@ -37,6 +38,30 @@ void check_precision(const std::string& precision, const std::string& device_id)
 }
 std::vector<std::string> precisions_for(const std::string& device_id) {
   return accelbench::precisions_for(device_type(device_id));
+}
+
+double probe_step_s(const CaseSpec& spec, const WorkloadInputs& inputs) {
+  auto workload = make_workload(spec.workload, inputs);
+  auto device = open_device(spec.device);
+  const int threads_before = at::get_num_threads();
+  if (spec.threads > 0) at::set_num_threads(spec.threads);
+  struct RestoreThreads {
+    int n;
+    ~RestoreThreads() { at::set_num_threads(n); }
+  } restore{threads_before};
+  Tf32Guard tf32(parse_precision(spec.dtype).tf32);
+  std::unique_ptr<TrainingTask> task = workload->build(workload_options_for(spec, *device, inputs));
+  const auto timed_step = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto loss = task->step();
+    device->synchronize();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  const double first = timed_step();
+  const double step = first < 1.0 ? timed_step() : first;
+  task.reset();
+  device->empty_cache();  // the rounds' own processes get the device's memory back
+  return step;
 }
 
 void validate_case(const CaseSpec& spec, const WorkloadInputs& inputs) {

@@ -39,6 +39,12 @@ std::vector<std::string> precisions_for(const std::string& device_id);
 // workload has them, data files, variants, the text file). UsageError (one line).
 void validate_case(const CaseSpec& spec, const WorkloadInputs& inputs);
 
+// Time promises before measuring: seconds of one training step of the case, in this process (the
+// model built on its device, one step timed up to a device synchronization; when that first step
+// is under a second, a second one, since one-time costs dominate the first). Throws what building
+// or training throws (out of memory, a missing data file): the measurement will say it again.
+double probe_step_s(const CaseSpec& spec, const WorkloadInputs& inputs);
+
 // CPU intra-op threads torch uses now (the default: one per physical core).
 int host_threads();
 

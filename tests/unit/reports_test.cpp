@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/durations.h"
 #include "report/article_reference.h"
 #include "report/reports.h"
 #include "support/synthetic_runs.h"
@@ -280,4 +281,22 @@ TEST(Reports, HtmlShowsRoundsAndTheDevicesBusyShare) {
   const auto html = render_html_report(ReportSource{run, {}, "run 1"});
   EXPECT_NE(html.find("rounds: 1.800 ms, 2.100 ms, 1.750 ms (ROUNDS DISAGREE)"), std::string::npos);
   EXPECT_NE(html.find("device busy 25% of the step: LAUNCH-BOUND"), std::string::npos);
+}
+
+// A case with one sample has no interval: "-" in Markdown and HTML (as in the terminal table), empty
+// CI fields in the CSV, never "0.0%".
+TEST(Reports, OneSampleCaseHasNoIntervalInAnyFormat) {
+  auto run = make_run();
+  auto& c = run.cases.front();
+  c.samples = {0.5};
+  c.stats = summarize(c.samples);
+  c.relative_ci_half_width = 0;
+  const ReportSource src{run, {}, "x"};
+  const auto median = format_seconds_short(0.5);
+  const auto md = render_markdown_report(src);
+  EXPECT_NE(md.find("| " + median + " | - | - | 1 |"), std::string::npos) << md;
+  const auto html = render_html_report(src);
+  EXPECT_NE(html.find(median + "</td><td>-</td><td>-</td><td>1</td>"), std::string::npos);
+  const auto csv = render_csv_report(src);
+  EXPECT_NE(csv.find(",1,0.5,,,"), std::string::npos) << csv;
 }

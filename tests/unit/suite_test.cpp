@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "drivers/interleaved_rounds.h"
 #include "drivers/suite.h"
 #include "report/printer.h"
 
@@ -258,4 +259,51 @@ TEST(Printers, JsonFilePrinterRewritesTheFileAndFanOutReachesEveryPrinter) {
   const auto doc = nlohmann::json::parse(in);
   EXPECT_EQ(doc.at("cases").size(), 3u);
   std::filesystem::remove(path);
+}
+
+namespace {
+// Rounds of a fixed length per case ("short" 1 s, "long" 3 s), each reporting progress once, half a
+// second in.
+class FixedRoundMeasurer : public CaseMeasurer {
+ public:
+  CaseResult measure(const CaseSpec& spec, const MeasureOptions& options, const ProgressFn& progress) override {
+    if (progress) progress(ProgressEvent{&spec, "measure", 10, 0.01, 0.5, options.settings.stopping.max_time_s});
+    CaseResult r;
+    r.spec = spec;
+    r.samples = std::vector<double>(20, 0.001);
+    r.stats = summarize(r.samples);
+    r.wall_s = spec.workload == "long" ? 3.0 : 1.0;
+    r.measure_s = r.wall_s / 2;
+    return r;
+  }
+};
+}  // namespace
+
+// The time left on the progress line comes from the rounds measured: once each case has a round,
+// every round to come counts at its case's round time, the current one less its time so far.
+TEST(Suite, TimeLeftComesFromTheRoundsMeasured) {
+  FixedRoundMeasurer m;
+  InterleavedRoundsPlan plan;
+  plan.cases = {CaseSpec{"short", "cpu", "float32", 64, 0}, CaseSpec{"long", "cpu", "float32", 64, 0}};
+  plan.policy = RoundsPolicy{3, 3};
+  plan.max_per_case_s = 90;  // 30 s a round before anything is measured
+  std::vector<std::pair<std::string, double>> seen;  // (stage, time left)
+  InterleavedRoundsEvents events;
+  events.progress = [&](std::size_t, const ProgressEvent& e, double left) { seen.emplace_back(e.stage, left); };
+  measure_interleaved_rounds(plan, m, events);
+  // Passes: short, long | long, short | short, long; two events a round (its start, then 0.5 s in).
+  ASSERT_EQ(seen.size(), 12u);
+  EXPECT_EQ(seen[0].first, "round 1/3");
+  EXPECT_DOUBLE_EQ(seen[0].second, 30 + 2 * 30 + 3 * 30);  // nothing measured: each round its 30 s
+  const std::vector<double> measured{3 + 1 + 3 + 1 - 0, 2.5 + 1 + 3 + 1,  // long round 2: at its start, 0.5 s in
+                                     1 + 1 + 3, 0.5 + 1 + 3,              // short round 2
+                                     1 + 3, 0.5 + 3,                      // short round 3
+                                     3, 2.5};                             // long round 3
+  for (std::size_t k = 0; k < measured.size(); ++k)
+    EXPECT_NEAR(seen[4 + k].second, measured[k], 1e-9) << "event " << 4 + k << " (" << seen[4 + k].first << ")";
+  // A budget caps it: never more than what is left of it.
+  plan.budget_s = 6;
+  seen.clear();
+  measure_interleaved_rounds(plan, m, events);
+  for (const auto& [stage, left] : seen) EXPECT_LE(left, 6.0) << stage;
 }
