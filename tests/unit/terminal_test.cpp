@@ -135,4 +135,14 @@ TEST(FitCheck, ACaseWhoseStoredStepCannotFitItsShareIsNamedBeforeMeasuring) {
   EXPECT_NE(lines[0].find("--budget"), std::string::npos);
   EXPECT_TRUE(cases_that_cannot_fit(plan, history, 60.0, 14).empty());  // the newest step fits a minute
   EXPECT_TRUE(cases_that_cannot_fit(plan, {}, 1.0, 14).empty());       // no history: no claim
+  // A case the history lacks, judged from its probe; a case with history keeps the stored figure.
+  const auto unseen = cases_without_history(plan, history);
+  ASSERT_EQ(unseen.size(), 1u);
+  EXPECT_EQ(unseen[0].workload, "cnn");
+  const std::vector<ProbedStep> probed{{CaseSpec{"cnn", "cpu"}, 3.0}, {CaseSpec{"mlp", "cpu"}, 100.0}};
+  const auto with_probe = cases_that_cannot_fit(plan, history, 10.0, 14, probed);
+  ASSERT_EQ(with_probe.size(), 2u);
+  EXPECT_NE(with_probe[1].find("cnn on cpu (float32, batch 64) cannot fit: a step took 3.000 s in a probe before measuring"),
+            std::string::npos) << with_probe[1];
+  EXPECT_EQ(with_probe[0].find("mlp"), std::string::npos) << "the stored mlp step (4 ms) wins over a probe";
 }
