@@ -125,12 +125,13 @@ void GradientReducer::launch_ready_buckets() {
 void GradientReducer::launch(std::size_t b) {
   auto& bucket = buckets_[b];
   if (layout_ == GradientLayout::copied) {
-    // The bucket's new gradients into their slots by one multi-tensor copy; a parameter without one
-    // (unused this step, or its gradient already the slot) is zeroed or left.
+    // The bucket's new gradients into their slots by one multi-tensor copy. A parameter that got no
+    // gradient this step: zeros (whatever its .grad still holds); one whose gradient autograd
+    // accumulated into the slot itself (its .grad was left the slot): nothing to copy.
     std::vector<at::Tensor> slots, grads;
     for (const auto i : plan_[b]) {
       auto& p = params_[i];
-      if (!p.grad().defined()) {
+      if (!arrived_[i] || !p.grad().defined()) {
         views_[i].zero_();
       } else if (!grad_is_view(i)) {
         slots.push_back(views_[i]);

@@ -163,6 +163,12 @@ TEST(GradientReducer, UnusedParameterGetsZerosAndNothingHangs) {
     ASSERT_TRUE(unused.grad().defined());
     EXPECT_EQ(unused.grad().abs().sum().item<double>(), 0.0);
     EXPECT_LT(reducer.launched_during_backward(), static_cast<int>(reducer.bucket_bytes().size()));
+    // A second step with the gradients left in place (no zero_grad to none): the unused parameter's
+    // gradient is zeros again, not what its slot held.
+    unused.grad().fill_(7.0);
+    net->forward(input_of(0)).sum().backward();
+    reducer.finish();
+    EXPECT_EQ(unused.grad().abs().sum().item<double>(), 0.0) << (layout == GradientLayout::copied ? "copied" : "views");
   }
 }
 
