@@ -83,6 +83,7 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   // Time promises, said before measuring: each case's step time from the history, or for a case new
   // to it, from one step measured now (its time comes out of the budget); the cases that cannot fit
   // their share.
+  double probe_s = 0;
   {
     const auto& cases = request.suite.plan.cases;
     const auto history = store ? store->case_history() : std::vector<CaseHistoryPoint>{};
@@ -96,7 +97,7 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
       }
     }
     if (!unseen.empty()) {
-      const double probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
+      probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
       if (request.suite.budget_s > 0) request.suite.budget_s = std::max(1e-3, request.suite.budget_s - probe_s);
       printer.note(fmt::format("one step of each case new to the history timed first ({} of {}, {}; counted in the budget)",
                                unseen.size(), cases.size(), format_duration(probe_s)));
@@ -111,6 +112,7 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   const auto each_round = round_measurer(request.timing);
   const auto parity = engine::parity_trainer();
   const int failures = run_suite(request.suite, run, *each_round, *parity, printer);
+  run.wall_s += probe_s;  // "done in" and the stored wall time include the probes
   bool stored = true;
   if (store) {
     try {
