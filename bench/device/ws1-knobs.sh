@@ -14,13 +14,7 @@ d="$OUT/ws1-knobs"
 mkdir -p "$d"
 export XDG_DATA_HOME=/tmp/xdg
 t0=$(date +%s)
-mkdir -p /tmp/deps
-for f in .device/debs/*.deb; do dpkg -x "$f" /tmp/deps; done
-find /tmp/deps -type l | while read -r l; do t=$(readlink "$l"); if [[ $t == /* && -e /tmp/deps$t ]]; then ln -sfn "/tmp/deps$t" "$l"; fi; done
-torch_cmake=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
-export CMAKE_PREFIX_PATH="$torch_cmake;/tmp/deps/usr" LD_LIBRARY_PATH="/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}" CPATH="/tmp/deps/usr/include:${CPATH:-}"
-cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$CMAKE_PREFIX_PATH" > "$d/build.log" 2>&1 \
-  && cmake --build build-device -j "$(nproc)" --target accelbench >> "$d/build.log" 2>&1 || { tail -30 "$d/build.log"; exit 1; }
+source bench/device/build-targets.sh "$d/build.log" accelbench
 BIN=./build-device/accelbench
 echo "build took $(( $(date +%s) - t0 )) s"
 m=transformer p=bfloat16
