@@ -4,22 +4,26 @@
 # seconds of sustained load: bench/device/ws1-gap.sh) falls on both alike: for each case three
 # pairs, `run` first in pairs 1 and 3, `scale` first in pair 2, 6 s a case for `run` (build, warm-up and sampling), 3 s of sampling for `scale` (after its warm-up).
 # nvidia-smi samples the SM clock, power and throttle reasons at 5 Hz throughout (clocks.csv).
-# Run from the repository root on the device machine with .device/ carried; about 6 minutes.
+# Run from the repository root on the device machine with .device/ carried; about 6 minutes for the
+# four cases. CASES="model:dtype ..." picks others; BIN=path skips the build (an accelbench already built).
 set -uo pipefail
 OUT=${OUT:-/tmp/accelbench-out}
 d="$OUT/ws1-match"
 mkdir -p "$d"
 export XDG_DATA_HOME=/tmp/xdg
 t0=$(date +%s)
-source bench/device/build-targets.sh "$d/build.log" accelbench
-BIN=./build-device/accelbench
-echo "build took $(( $(date +%s) - t0 )) s"
+CASES=${CASES:-resnet18:float32 resnet18:bfloat16 transformer:bfloat16 bert-base:bfloat16}
+if [[ -z ${BIN:-} ]]; then
+  source bench/device/build-targets.sh "$d/build.log" accelbench
+  BIN=./build-device/accelbench
+  echo "build took $(( $(date +%s) - t0 )) s"
+fi
 nvidia-smi --query-gpu=timestamp,index,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv -lms 200 > "$d/clocks.csv" 2>&1 &
 smi=$!
 run_case() { timeout 60 $BIN run --models $1 --dtype $2 --devices cuda:0 --batch-size 64 --rounds 1 --in-process-rounds \
   --max-time-per-case 6s --no-progress --no-save --no-telemetry --json "$d/run-$1-$2-$3.json" > "$d/run-$1-$2-$3.txt" 2>&1 || echo "run $1 $2 $3 failed"; }
 scale_case() { timeout 60 $BIN scale --model $1 --dtype $2 --gpus 1 --batch-size 64 --max-time 3 --json "$d/scale-$1-$2-$3.json" > "$d/scale-$1-$2-$3.txt" 2>&1 || echo "scale $1 $2 $3 failed"; }
-for md in resnet18:float32 resnet18:bfloat16 transformer:bfloat16 bert-base:bfloat16; do
+for md in $CASES; do
   m=${md%%:*} p=${md##*:}
   for pair in 1 2 3; do
     if [[ $pair == 2 ]]; then scale_case $m $p $pair; run_case $m $p $pair; else run_case $m $p $pair; scale_case $m $p $pair; fi
@@ -27,7 +31,7 @@ for md in resnet18:float32 resnet18:bfloat16 transformer:bfloat16 bert-base:bflo
   echo "$m $p done at $(( $(date +%s) - t0 )) s"
 done
 kill $smi 2>/dev/null
-python3 - "$d" <<'PY'
+python3 - "$d" $CASES <<'PY'
 import json, statistics, sys
 d = sys.argv[1]
 def med(path):
@@ -35,7 +39,7 @@ def med(path):
     except Exception: return None
     if 'cases' in j: return j['cases'][0]['stats']['median']
     return statistics.median(j['results'][0]['points'][0]['ranks'][0]['samples_s'])
-for md in ['resnet18:float32', 'resnet18:bfloat16', 'transformer:bfloat16', 'bert-base:bfloat16']:
+for md in sys.argv[2:]:
     m, p = md.split(':')
     r = [med(f"{d}/run-{m}-{p}-{i}.json") for i in (1, 2, 3)]
     s = [med(f"{d}/scale-{m}-{p}-{i}.json") for i in (1, 2, 3)]
@@ -44,5 +48,5 @@ for md in ['resnet18:float32', 'resnet18:bfloat16', 'transformer:bfloat16', 'ber
     print(f"{m:12} {p:9} run {' '.join(f'{1e3*x:.3f}' for x in r)} ms (median {1e3*rm:.3f})  "
           f"scale ws1 {' '.join(f'{1e3*x:.3f}' for x in s)} ms (median {1e3*sm:.3f})  difference {100*(sm/rm-1):+.1f}%")
 PY
-(cd "$OUT" && tar czf ws1-match.tgz ws1-match && rm -rf ws1-match)
+(cd "$OUT" && tar czf "ws1-match-$(date +%s).tgz" ws1-match && rm -rf ws1-match)
 echo "total $(( $(date +%s) - t0 )) s"
