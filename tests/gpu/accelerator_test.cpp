@@ -262,13 +262,15 @@ TEST(Gpu, CheckpointRecomputesWithTheForwardsCudaRandomState) {
 }
 
 // A real out-of-memory bisection on CUDA: under a 2 GiB memory limit the transformer's batch sweep
-// doubles until a batch fails for memory, then bisects; the JSON names the largest batch that fit
-// and the smallest that did not, the one just above the other within the bisection's resolution.
+// doubles from 16 until a batch fails for memory, then bisects; the JSON names the largest batch that
+// fit and the smallest that did not, the one just above the other within the bisection's resolution.
+// (On the H200 with torch 2.11 the edge is at 56: batch 64 does not fit in 2 GiB, so the sweep must
+// double at least once from 16 before it meets the edge.)
 TEST(Gpu, SweepBatchFindsTheOutOfMemoryEdgeUnderAMemoryLimit) {
   REQUIRE_CUDA();
   const std::string json = ::testing::TempDir() + "sweep-oom.json";
   const std::string cmd = std::string(ACCELBENCH_BIN) +
-                          " sweep batch --model transformer --device cuda --memory-limit 2GiB --from 64 --to 65536"
+                          " sweep batch --model transformer --device cuda --memory-limit 2GiB --from 16 --to 65536"
                           " --quick --budget 3m --max-time-per-point 10s --no-save --no-telemetry --json " + json +
                           " > /dev/null 2>&1";
   const int status = std::system(cmd.c_str());
@@ -280,7 +282,7 @@ TEST(Gpu, SweepBatchFindsTheOutOfMemoryEdgeUnderAMemoryLimit) {
   ASSERT_TRUE(sweep.at("smallest_oom").is_number()) << sweep.dump();
   const auto fit = sweep.at("largest_fit").get<std::int64_t>();
   const auto oom = sweep.at("smallest_oom").get<std::int64_t>();
-  EXPECT_GE(fit, 64);
+  EXPECT_GE(fit, 32) << "the sweep doubled at least once before the edge: " << sweep.dump();
   EXPECT_GT(oom, fit);
   EXPECT_LE(oom, 2 * fit) << "the bisection narrowed the edge below one doubling";
 }
