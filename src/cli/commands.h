@@ -18,6 +18,7 @@ void add_compare_command(CLI::App& app, Action& action);
 void add_report_command(CLI::App& app, Action& action);
 void add_advise_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
+void add_peak_command(CLI::App& app, Action& action);  // the device's ceilings (peak_command.cpp)
 // Hidden: `_measure-case`, run by an isolated sweep point's child process (measure_case_command.cpp).
 void add_measure_case_command(CLI::App& app, Action& action);
 // Hidden: `_docs --out DIR`, the man page and shell completions from the command tree (docs_command.cpp).

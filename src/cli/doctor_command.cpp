@@ -16,8 +16,57 @@
 #include "core/telemetry_summary.h"
 #include "report/terminal.h"
 #include "system/machine_checks.h"
+#include "store/history_store.h"
+#include "core/peak_records.h"
+
+#include <unistd.h>
+
+#include <memory>
+#include <optional>
 
 namespace accelbench {
+
+namespace {
+
+// Each device's newest ceilings in the history (`accelbench peak`), with a hint when they are missing,
+// were measured with another torch, or are older than kCeilingsMaxAgeS. The history is only read:
+// doctor never creates it.
+std::string ceilings_lines(const std::string& torch_version) {
+  const auto path = HistoryStore::default_path();
+  std::unique_ptr<HistoryStore> store;
+  std::string why_none = "not measured yet";
+  if (::access(path.c_str(), F_OK) == 0) {
+    try {
+      store = std::make_unique<HistoryStore>(path, HistoryAccess::kReadOnly);
+    } catch (const std::exception& e) {
+      why_none = fmt::format("history unreadable ({})", e.what());
+    }
+  }
+  std::string out;
+  const auto now = utc_timestamp_now();
+  for (const auto& d : list_devices()) {
+    std::optional<DeviceCeilings> c;
+    try {
+      if (store) c = store->latest_ceilings(d.name);
+    } catch (const std::exception& e) {
+      why_none = e.what();
+    }
+    if (!c) {
+      out += fmt::format("ceilings     {:<7} {}: accelbench peak --device {}\n", d.id, why_none, d.id);
+      continue;
+    }
+    std::string hint;
+    const auto age = utc_seconds_between(c->measured_utc, now);
+    if (c->torch_version != torch_version)
+      hint = fmt::format(" (torch is {} now: accelbench peak --device {})", torch_version, d.id);
+    else if (age && *age > kCeilingsMaxAgeS)
+      hint = fmt::format(" ({:.0f} days old: accelbench peak --device {})", *age / 86400, d.id);
+    out += fmt::format("ceilings     {:<7} {}{}\n", d.id, ceilings_summary(*c), hint);
+  }
+  return out;
+}
+
+}  // namespace
 
 void add_doctor_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("doctor", "Check versions, backends, the environment and the machine (load, busy processes, "
@@ -47,6 +96,7 @@ void add_doctor_command(CLI::App& app, Action& action) {
       for (const auto& d : list_devices())
         std::cout << fmt::format("device       {:<7} {}{}\n", d.id, d.name,
                                  d.total_memory_bytes ? fmt::format(" ({})", format_bytes(static_cast<double>(*d.total_memory_bytes))) : "");
+      print_out(ceilings_lines(torch.version));
       const auto fm = find_fashion_mnist_dir();
       std::cout << fmt::format("data         Fashion-MNIST: {}\n",
                                fm.empty() ? std::string("not found (synthetic data will be used; Debian: apt install dataset-fashion-mnist)") : fm);

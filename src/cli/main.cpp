@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add_report_command(app, action);
   add_advise_command(app, action);
   add_sweep_command(app, action);
+  add_peak_command(app, action);
   add_measure_case_command(app, action);
   add_scale_command(app, action);
   add_scale_rank_command(app, action);

@@ -5,12 +5,14 @@
 // c10 or torch header. Implemented in engine/engine.cpp on libtorch.
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/measurement.h"
 #include "core/options.h"
+#include "core/peak_records.h"
 #include "core/results.h"
 #include "core/scale_records.h"
 
@@ -73,6 +75,15 @@ std::string torch_error_message(const std::exception& e);
 int cuda_device_count();
 bool has_nccl();
 RankMeasurement run_scale_rank(const ScaleRankRequest& request, const Rendezvous& rendezvous, const std::string& out_path);
+
+// `accelbench peak` (engine/peak_measurement.cpp): the device's ceilings, measured in this process;
+// `progress` (may be empty) is told each ceiling before it is measured. A ceiling that cannot be
+// measured (out of memory, no pinned memory on the backend) is recorded with the reason.
+struct PeakSettings {
+  bool quick = false;  // fewer, shorter samples and smaller buffers (a few seconds on any device)
+};
+DeviceCeilings measure_ceilings(const std::string& device_id, const PeakSettings& settings,
+                                const std::function<void(const std::string&)>& progress);
 
 // Measures in this process (each case opens its workload and device).
 std::unique_ptr<CaseMeasurer> in_process_measurer();

@@ -212,6 +212,21 @@ CREATE INDEX speedups_run ON speedups(run_id);
 CREATE INDEX cases_key ON cases(workload, device, dtype, batch_size);
 )sql";
 
+// Version 3: each device's ceilings measured by `accelbench peak` (one row per measurement; the
+// newest per device name and torch version is the one in use).
+const char* kMigration3Sql = R"sql(
+CREATE TABLE ceilings (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  device        TEXT NOT NULL,
+  device_name   TEXT NOT NULL,
+  torch_version TEXT NOT NULL,
+  host          TEXT,
+  measured_utc  TEXT NOT NULL,
+  ceilings_json TEXT NOT NULL
+);
+CREATE INDEX ceilings_key ON ceilings(device_name, torch_version, measured_utc);
+)sql";
+
 // Version 2 data step: speed-ups of the runs stored by version 1 (recomputed from their samples) and
 // each case's telemetry moved out of case_json into its own column.
 void migration2_data(sqlite3* db, const std::string& path) {
@@ -514,6 +529,7 @@ void HistoryStore::open_and_migrate(int target_version) {
             exec(kMigration2Sql);
             migration2_data(db_, path_);
             break;
+          case 3: exec(kMigration3Sql); break;
           default: throw std::logic_error("missing migration");
         }
         Stmt s(db_, "INSERT INTO schema_version (version, applied_utc) VALUES (?1, ?2)", path_);
@@ -859,6 +875,42 @@ std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f)
     out.push_back(p);
   }
   return out;
+}
+
+void HistoryStore::save_ceilings(const DeviceCeilings& c) {
+  const auto what = fmt::format("the ceilings of {} ({}) were not stored", c.device, c.device_name);
+  if (!writable())
+    throw HistoryNotStoredError(fmt::format("{}: history database {} is read-only ({})", what, path_, read_only_reason_));
+  try {
+    with_busy_retry(path_, [&]() {
+      Stmt s(db_,
+             "INSERT INTO ceilings (device, device_name, torch_version, host, measured_utc, ceilings_json)"
+             " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+             path_);
+      s.bind(1, c.device).bind(2, c.device_name).bind(3, c.torch_version).bind(4, c.host).bind(5, c.measured_utc)
+          .bind(6, to_json(c).dump());
+      s.run();
+      return 0;
+    }, [] {});
+  } catch (const UsageError&) {
+    throw;  // a damaged database: its own message says so
+  } catch (const std::exception& e) {
+    throw HistoryNotStoredError(fmt::format("{}: {}", what, e.what()));
+  }
+}
+
+std::optional<DeviceCeilings> HistoryStore::latest_ceilings(const std::string& device_name,
+                                                            const std::string& torch_version) const {
+  if (schema_version() < 3) return std::nullopt;  // a read-only database from before `peak`
+  Stmt s(db_,
+         "SELECT id, ceilings_json FROM ceilings WHERE device_name = ?1 AND (?2 = '' OR torch_version = ?2)"
+         " ORDER BY measured_utc DESC, id DESC LIMIT 1",
+         path_);
+  s.bind(1, device_name).bind(2, torch_version);
+  if (!s.step()) return std::nullopt;
+  const auto id = s.i64(0);
+  const json j = json::parse(s.text(1), nullptr, /*allow_exceptions=*/false);
+  return ceilings_from_json(j, fmt::format("history database {}: ceilings row {}", path_, id));
 }
 
 }  // namespace accelbench

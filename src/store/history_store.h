@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/peak_records.h"
 #include "core/results.h"
 
 struct sqlite3;
@@ -20,7 +21,7 @@ namespace accelbench {
 
 // The latest schema this build writes. Older databases are migrated forward on open; a newer one is
 // refused (one-line UsageError) so an old accelbench never damages it.
-inline constexpr int kHistorySchemaVersion = 2;
+inline constexpr int kHistorySchemaVersion = 3;
 
 struct StoredRunRef {
   std::int64_t id = 0;     // integer, increasing: what people type (`accelbench report 12`)
@@ -129,6 +130,12 @@ class HistoryStore {
 
   // Medians of every matching ok case, oldest run first.
   std::vector<CaseHistoryPoint> case_history(const HistoryFilter& filter = {}) const;
+
+  // A device's ceilings (`accelbench peak`): stored in one statement (HistoryNotStoredError when they
+  // cannot be); the newest stored for a device name (any torch version when `torch_version` is
+  // empty), nullopt when none (or the database predates schema 3). A damaged row: UsageError.
+  void save_ceilings(const DeviceCeilings& ceilings);
+  std::optional<DeviceCeilings> latest_ceilings(const std::string& device_name, const std::string& torch_version = {}) const;
 
  private:
   void open_or_close(int target_version);

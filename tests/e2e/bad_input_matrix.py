@@ -71,6 +71,7 @@ BASES = {
     # Data-parallel scaling needs GPUs: refused here, so each option must be checked first.
     "scale": ["scale", "--model", "mlp"],
     "doctor": ["doctor"],
+    "peak": ["peak", "--device", "cpu", "--quick", "--no-save", "--no-progress"],
 }
 
 # Commands this machine cannot run at all (no GPU): a refusal saying so may come before an option's

@@ -245,3 +245,47 @@ TEST(ToolCli, RunSaysBeforeMeasuringWhichCaseCannotFit) {
   ASSERT_NE(warned, std::string::npos) << r.err;
   EXPECT_LT(warned, r.err.find("stored as run")) << "said before measuring:\n" << r.err;
 }
+
+// `accelbench peak` on the CPU: every ceiling the CPU has, measured (a positive median inside its
+// interval) and said in the table; --json and the history hold the same; doctor then shows them; bad
+// input refused before anything is measured.
+TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
+  TempDir dir;
+  const auto db = dir.file("h.db"), json = dir.file("peak.json");
+  const auto env = "ACCELBENCH_DB=" + db;
+  const auto r = run_cli(fmt::format("peak --device cpu --quick --json {}", json), env);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  for (const char* row : {"matmul float32", "matmul bfloat16", "matmul float16", "copy on the device",
+                          "launch, round trip", "launch, back to back"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Stored in " + db), std::string::npos) << r.out;
+  const auto doc = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(doc["schema"], "accelbench.peaks/1");
+  ASSERT_EQ(doc["devices"].size(), 1u);
+  const auto& cpu = doc["devices"][0];
+  EXPECT_EQ(cpu["device"], "cpu");
+  ASSERT_EQ(cpu["ceilings"].size(), 6u);  // three matmuls, the copy, two launch figures: nothing unavailable
+  for (const auto& c : cpu["ceilings"]) {
+    ASSERT_TRUE(c.contains("median")) << c.dump();
+    const double m = c["median"], lo = c["ci_low"], hi = c["ci_high"];
+    EXPECT_GT(m, 0) << c.dump();
+    EXPECT_LE(lo, m) << c.dump();
+    EXPECT_GE(hi, m) << c.dump();
+    EXPECT_EQ(c["samples"], 5) << c.dump();
+  }
+  // the float32 matmul at a size large enough to take 50 ms, or the CPU's largest (4096)
+  EXPECT_NE(cpu["ceilings"][0]["size"].get<std::string>().find(" x "), std::string::npos);
+
+  const auto d = run_cli("doctor", env);
+  EXPECT_NE(d.out.find("ceilings     cpu     measured "), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("matmul float32"), std::string::npos) << d.out;
+  const auto none = run_cli("doctor", "ACCELBENCH_DB=" + dir.file("none.db"));
+  EXPECT_NE(none.out.find("ceilings     cpu     not measured yet: accelbench peak --device cpu"), std::string::npos)
+      << none.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("none.db")));  // doctor only reads the history
+
+  expect_usage_error("peak --device tpu", "tpu");
+  expect_usage_error(fmt::format("peak --device cpu --json {} --db {}", db, db), "same file");
+  expect_usage_error(fmt::format("peak --device cpu --json {}", dir.path.string()), "--json");
+}

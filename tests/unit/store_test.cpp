@@ -66,7 +66,7 @@ TEST_F(StoreTest, EmptyDatabaseIsCreatedAtTheLatestSchemaInWalMode) {
   const auto path = (dir_ / "sub" / "dir" / "history.db").string();  // folders are created
   HistoryStore store(path);
   EXPECT_EQ(store.schema_version(), kHistorySchemaVersion);
-  EXPECT_EQ(tables(path), (std::vector<std::string>{"cases", "runs", "schema_version", "speedups"}));
+  EXPECT_EQ(tables(path), (std::vector<std::string>{"cases", "ceilings", "runs", "schema_version", "speedups"}));
   EXPECT_FALSE(store.latest_run_id().has_value());
   sqlite3* db = nullptr;
   sqlite3_open(path.c_str(), &db);
@@ -90,7 +90,7 @@ TEST_F(StoreTest, NewDatabaseAppearsWholeAndLeavesNothingBeside) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
   EXPECT_EQ(names, std::vector<std::string>{"history.db"});
-  EXPECT_EQ(tables(db()), (std::vector<std::string>{"cases", "runs", "schema_version", "speedups"}));
+  EXPECT_EQ(tables(db()), (std::vector<std::string>{"cases", "ceilings", "runs", "schema_version", "speedups"}));
   HistoryStore again(db());  // an existing whole database opens as it is
   EXPECT_EQ(again.schema_version(), kHistorySchemaVersion);
 }
@@ -308,4 +308,43 @@ TEST_F(StoreTest, TwoConcurrentWriterProcessesLoseNothing) {
   EXPECT_EQ(uids.size(), runs.size());
   EXPECT_EQ(per_writer["writer-0"], kRunsEach);
   EXPECT_EQ(per_writer["writer-1"], kRunsEach);
+}
+
+// `accelbench peak`'s ceilings: stored per device, the newest per device name (and torch version)
+// read back; a database from before schema 3 opened read-only has none (and is not refused).
+TEST_F(StoreTest, CeilingsNewestPerDeviceNameAndTorchVersion) {
+  DeviceCeilings c;
+  c.device = "cuda:0";
+  c.device_name = "NVIDIA H200";
+  c.torch_version = "2.11.0";
+  c.measured_utc = "2026-12-01T04:00:00Z";
+  c.ceilings.push_back(Ceiling{CeilingKind::kMatmul, "bfloat16", "8192 x 8192 x 8192", 15, 790e12, 780e12, 800e12, ""});
+  {
+    HistoryStore store(db());
+    EXPECT_FALSE(store.latest_ceilings("NVIDIA H200").has_value());
+    store.save_ceilings(c);
+    auto newer = c;
+    newer.measured_utc = "2026-12-02T04:00:00Z";
+    newer.ceilings[0].median = 795e12;
+    store.save_ceilings(newer);
+    auto other_torch = c;
+    other_torch.torch_version = "2.13.0";
+    other_torch.measured_utc = "2026-11-01T04:00:00Z";
+    other_torch.ceilings[0].median = 700e12;
+    store.save_ceilings(other_torch);
+  }
+  HistoryStore reader(db(), HistoryAccess::kReadOnly);
+  const auto latest = reader.latest_ceilings("NVIDIA H200");
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->measured_utc, "2026-12-02T04:00:00Z");
+  EXPECT_DOUBLE_EQ(latest->ceilings.at(0).median, 795e12);
+  const auto of_213 = reader.latest_ceilings("NVIDIA H200", "2.13.0");
+  ASSERT_TRUE(of_213.has_value());
+  EXPECT_DOUBLE_EQ(of_213->ceilings.at(0).median, 700e12);
+  EXPECT_FALSE(reader.latest_ceilings("AMD EPYC").has_value());
+
+  const auto old_path = (dir_ / "v2.db").string();
+  { HistoryStore old(old_path, 2); }
+  HistoryStore old_reader(old_path, HistoryAccess::kReadOnly);
+  EXPECT_FALSE(old_reader.latest_ceilings("NVIDIA H200").has_value());
 }

@@ -1,0 +1,117 @@
+// The device-ceilings records of `accelbench peak` (core/peak_records): JSON both ways, damaged
+// documents refused in one line, values and the table, doctor's summary, ages.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.h"
+#include "core/peak_records.h"
+
+namespace accelbench {
+namespace {
+
+DeviceCeilings sample_ceilings() {
+  DeviceCeilings c;
+  c.device = "cuda:0";
+  c.device_name = "NVIDIA H200";
+  c.torch_version = "2.11.0";
+  c.host = "gpu-host";
+  c.measured_utc = "2026-12-01T04:00:00Z";
+  c.wall_s = 12.5;
+  Ceiling fp32{CeilingKind::kMatmul, "float32", "4096 x 4096 x 4096", 15, 51.2e12, 51.0e12, 51.5e12, ""};
+  Ceiling bf16{CeilingKind::kMatmul, "bfloat16", "16384 x 16384 x 16384", 15, 793.4e12, 790e12, 796e12, ""};
+  Ceiling copy{CeilingKind::kCopy, "", "1.0 GiB", 15, 4.12e12, 4.1e12, 4.13e12, ""};
+  Ceiling h2d{CeilingKind::kHostToDevice, "pinned", "256 MiB", 15, 55.1e9, 55.0e9, 55.2e9, ""};
+  Ceiling pageable{CeilingKind::kHostToDevice, "pageable", "", 0, 0, 0, 0, "no pinned memory here"};
+  Ceiling launch{CeilingKind::kLaunchBackToBack, "", "1 element", 15, 4.2e-6, 4.1e-6, 4.3e-6, ""};
+  c.ceilings = {fp32, bf16, copy, h2d, pageable, launch};
+  return c;
+}
+
+TEST(PeakRecords, JsonRoundTripKeepsEveryFieldAndTheUnmeasured) {
+  const auto c = sample_ceilings();
+  const auto j = to_json(c);
+  EXPECT_EQ(j["schema"], "accelbench.peak/1");
+  EXPECT_EQ(j["ceilings"][0]["unit"], "FLOP/s");
+  EXPECT_EQ(j["ceilings"][4]["unavailable"], "no pinned memory here");
+  EXPECT_FALSE(j["ceilings"][4].contains("median"));
+  const auto back = ceilings_from_json(nlohmann::json::parse(j.dump()), "test");
+  EXPECT_EQ(back.device, c.device);
+  EXPECT_EQ(back.device_name, c.device_name);
+  EXPECT_EQ(back.torch_version, c.torch_version);
+  EXPECT_EQ(back.measured_utc, c.measured_utc);
+  ASSERT_EQ(back.ceilings.size(), c.ceilings.size());
+  for (std::size_t i = 0; i < c.ceilings.size(); ++i) {
+    EXPECT_EQ(back.ceilings[i].kind, c.ceilings[i].kind) << i;
+    EXPECT_EQ(back.ceilings[i].variant, c.ceilings[i].variant) << i;
+    EXPECT_EQ(back.ceilings[i].samples, c.ceilings[i].samples) << i;
+    EXPECT_DOUBLE_EQ(back.ceilings[i].median, c.ceilings[i].median) << i;
+    EXPECT_DOUBLE_EQ(back.ceilings[i].ci_high, c.ceilings[i].ci_high) << i;
+  }
+  ASSERT_NE(back.find(CeilingKind::kMatmul, "bfloat16"), nullptr);
+  EXPECT_EQ(back.find(CeilingKind::kHostToDevice, "pageable"), nullptr);  // not measured: not found
+}
+
+TEST(PeakRecords, DamagedDocumentsAreRefusedInOneLine) {
+  const auto good = to_json(sample_ceilings());
+  auto expect_refused = [](const nlohmann::json& j, const std::string& fragment) {
+    try {
+      ceilings_from_json(j, "ceilings.json");
+      ADD_FAILURE() << "accepted: " << j.dump().substr(0, 200);
+    } catch (const UsageError& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      EXPECT_NE(m.find("ceilings.json"), std::string::npos) << m;
+      EXPECT_NE(m.find(fragment), std::string::npos) << m;
+    }
+  };
+  expect_refused(nlohmann::json::array(), "object");
+  auto j = good;
+  j["schema"] = "accelbench.run/1";
+  expect_refused(j, "schema");
+  j = good;
+  j["ceilings"] = 3;
+  expect_refused(j, "ceilings");
+  j = good;
+  j["ceilings"][0]["kind"] = "teleport\nline";
+  expect_refused(j, "unknown ceiling");
+  j = good;
+  j["ceilings"][1]["samples"] = -4;
+  expect_refused(j, "samples");
+  j = good;
+  j["ceilings"][1]["median"] = "fast";
+  expect_refused(j, "median");
+}
+
+TEST(PeakRecords, ValuesTableAndSummaryInTheirUnits) {
+  EXPECT_EQ(format_ceiling_value(CeilingKind::kMatmul, 793.4e12), "793.4 TFLOP/s");
+  EXPECT_EQ(format_ceiling_value(CeilingKind::kMatmul, 1.2041e9), "1.204 GFLOP/s");
+  EXPECT_EQ(format_ceiling_value(CeilingKind::kCopy, 4.12e12), "4.120 TB/s");
+  EXPECT_EQ(format_ceiling_value(CeilingKind::kHostToDevice, 55.1e9), "55.10 GB/s");
+  EXPECT_EQ(format_ceiling_value(CeilingKind::kLaunchBackToBack, 4.2e-6), "4.20 us");
+  EXPECT_EQ(format_ceiling_value(CeilingKind::kLaunchRoundTrip, 2.5e-3), "2.500 ms");
+
+  const auto rows = ceilings_table_rows(sample_ceilings());
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_EQ(rows[2][0], "matmul bfloat16");
+  EXPECT_EQ(rows[2][1], "16384 x 16384 x 16384");
+  EXPECT_EQ(rows[2][3], "[-0.4%, +0.3%]");  // the interval relative to the median
+  EXPECT_EQ(rows[5][0], "host to device (pageable)");
+  EXPECT_EQ(rows[5][2], "not measured");
+  EXPECT_EQ(rows[5][3], "no pinned memory here");
+
+  // doctor's line: the fastest matmul, the copy, pinned host to device, the launch
+  EXPECT_EQ(ceilings_summary(sample_ceilings()),
+            "measured 2026-12-01 (torch 2.11.0): matmul bfloat16 793.4 TFLOP/s, copy 4.120 TB/s, host to device "
+            "55.10 GB/s, launch 4.20 us back to back");
+}
+
+TEST(PeakRecords, AgesBetweenUtcTimes) {
+  EXPECT_EQ(utc_seconds_between("2026-12-01T04:00:00Z", "2026-12-02T04:00:01Z"), 86401.0);
+  EXPECT_EQ(utc_seconds_between("2026-12-01T04:00:00Z", "2026-11-30T04:00:00Z"), -86400.0);
+  EXPECT_FALSE(utc_seconds_between("yesterday", "2026-12-01T04:00:00Z").has_value());
+  EXPECT_FALSE(utc_seconds_between("2026-12-01T04:00:00Zjunk", "2026-12-01T04:00:00Z").has_value());
+}
+
+}  // namespace
+}  // namespace accelbench
