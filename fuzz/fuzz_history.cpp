@@ -1,5 +1,6 @@
 // The history database opened on a mutated file: opening (checks, migrations), reading every run
-// back (list, load, case history), then storing a run and reading it back. Damage gives a one-line
+// back (list, load, case history), then storing a run and reading it back, and the same for a
+// device's ceilings. Damage gives a one-line
 // UsageError (or a one-line runtime error from SQLite), never a crash or undefined behaviour.
 #include <filesystem>
 
@@ -44,6 +45,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto ref = store.save_run(small_run());
     const auto back = store.load_run(ref.id);
     if (back.cases.size() != small_run().cases.size()) fuzz::finding("stored run read back with other cases");
+    // The device ceilings of `accelbench peak` (schema 3): stored and the newest read back.
+    accelbench::DeviceCeilings c;
+    c.device = "cpu";
+    c.device_name = "fuzz";
+    c.torch_version = "2.13.0";
+    c.measured_utc = "2026-12-01T00:00:00Z";
+    c.ceilings.push_back({accelbench::CeilingKind::kCopy, "", "1 MiB", 3, 1e9, 0.9e9, 1.1e9, ""});
+    (void)store.latest_ceilings("fuzz");
+    store.save_ceilings(c);
+    const auto latest = store.latest_ceilings("fuzz", "2.13.0");
+    if (!latest || latest->ceilings.size() != 1) fuzz::finding("stored ceilings not read back");
   } catch (const std::exception& e) {
     fuzz::check_one_line(e);
   }

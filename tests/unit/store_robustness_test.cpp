@@ -214,3 +214,27 @@ TEST(StoreDamagedRows, FuzzFindingSqliteMessageIsOneLine) {
   }
   fs::remove_all(dir);
 }
+
+// Found by fuzz_history (2026-12-01): a database with a damaged index page (PRAGMA integrity_check:
+// "Offset 503 out of range") took a new run and read it back with other cases. The run is read back
+// inside its transaction: either it is stored whole and reads back the same, or nothing is stored
+// and the error is one line naming the damage.
+TEST(StoreDamagedRows, FuzzFindingRunReadsBackWithOtherCasesIsRefused) {
+  const auto dir = fresh_dir("damaged-index");
+  const auto db = (dir / "h.db").string();
+  fs::copy_file(std::string(ACCELBENCH_TEST_DATA) + "/fuzz/history-damaged-index.db", db);
+  accelbench::testing::SyntheticOptions o;
+  o.workloads = {"mlp"};
+  o.n = 3;
+  const auto run = accelbench::testing::make_run(o);
+  try {
+    HistoryStore store(db);
+    const auto ref = store.save_run(run);
+    EXPECT_EQ(store.load_run(ref.id).cases.size(), run.cases.size()) << "stored, and read back with other cases";
+  } catch (const std::exception& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_NE(m.find("damaged"), std::string::npos) << m;
+  }
+  fs::remove_all(dir);
+}
