@@ -11,6 +11,7 @@
 #include "cli/run_request.h"
 #include "core/durations.h"
 #include "core/plan.h"
+#include "core/utilisation.h"
 #include "drivers/rounds.h"
 #include "engine/engine.h"
 #include "engine/torch_info.h"
@@ -60,6 +61,30 @@ std::string plan_line(const RunFlags& o, const RunRequest& run_request) {
                        : fmt::format("at most {} per case", format_duration(req.max_per_case_s)),
       100 * req.options.settings.stopping.ci_target,
       o.quick ? fmt::format(" [--quick: looser target, fewer samples{}]", quick_note) : "");
+}
+
+// Utilisation per case from the ceilings `accelbench peak` stored for each device and this torch; a
+// device without them is named once, with the command that measures them.
+void add_utilisation(RunResult& run, const HistoryStore& store, Printer& printer) {
+  for (const auto& d : run.context.devices) {
+    bool used = false;
+    std::optional<DeviceCeilings> ceilings;
+    try {
+      ceilings = store.latest_ceilings(d.name, run.context.torch_version);
+    } catch (const UsageError& e) {
+      printer.note(fmt::format("no utilisation for {}: {}", d.id, e.what()));
+      continue;
+    }
+    for (auto& c : run.cases) {
+      if (c.spec.device != d.id) continue;
+      used = true;
+      if (ceilings) apply_ceilings(c, *ceilings);
+    }
+    if (used && !ceilings)
+      printer.note(fmt::format("no ceilings of {} for torch {} in the history, so no utilisation: `accelbench peak "
+                               "--device {}` measures them once",
+                               d.id, run.context.torch_version, d.id));
+  }
 }
 
 int execute_run(const RunFlags& o, const CLI::App& cmd) {
@@ -113,6 +138,10 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   const auto parity = engine::parity_trainer();
   const int failures = run_suite(request.suite, run, *each_round, *parity, printer);
   run.wall_s += probe_s;  // "done in" and the stored wall time include the probes
+  if (store) {
+    add_utilisation(run, *store, printer);
+    printer.document(nlohmann::json(run));  // --json with the utilisation (and the probes' time)
+  }
   bool stored = true;
   if (store) {
     try {

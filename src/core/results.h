@@ -145,6 +145,15 @@ struct CaseResult {
   std::optional<double> device_busy_fraction;  // median device_busy_samples / median host step
   bool launch_bound = false;
 
+  // Utilisation, where `accelbench peak` stored this device's ceilings for this torch
+  // (core/utilisation.h): the case's FLOP/s as a share of the matmul ceiling of its precision, and
+  // a verdict from that and the busy share, with the evidence in words.
+  std::optional<double> ceiling_flops_per_s;  // the measured matmul ceiling of the case's precision
+  std::string ceiling_measured_utc;           // when `peak` measured it
+  std::optional<double> ceiling_share;        // achieved_flops_per_s / ceiling_flops_per_s
+  std::string bound;                          // "launch-bound", "compute-bound", "memory-bound" or ""
+  std::string bound_evidence;                 // "device busy 31% of the step", ...
+
   MemoryUsage memory;
   std::optional<PhaseSamples> phases;
   // Energy, power, temperature, clocks and memory over the measured window (absent with

@@ -146,6 +146,11 @@ void to_json(json& j, const CaseResult& v) {
                       {"seconds_each", v.epoch_s_all}}},
            {"train_flops_per_sample", v.train_flops_per_sample},
            {"achieved_flops_per_s", v.achieved_flops_per_s},
+           {"utilisation", {{"ceiling_flops_per_s", v.ceiling_flops_per_s ? json(*v.ceiling_flops_per_s) : json(nullptr)},
+                            {"ceiling_measured_utc", v.ceiling_measured_utc},
+                            {"share_of_ceiling", v.ceiling_share ? json(*v.ceiling_share) : json(nullptr)},
+                            {"bound", v.bound},
+                            {"evidence", v.bound_evidence}}},
            {"loss_before", v.loss_before},
            {"loss_after", v.loss_after},
            {"parameter_count", v.parameter_count},
@@ -206,6 +211,13 @@ void from_json(const json& j, CaseResult& v) {
   }
   get_if(j, "train_flops_per_sample", v.train_flops_per_sample);
   get_if(j, "achieved_flops_per_s", v.achieved_flops_per_s);
+  if (auto u = j.find("utilisation"); u != j.end() && u->is_object()) {
+    get_optional(*u, "ceiling_flops_per_s", v.ceiling_flops_per_s);
+    get_if(*u, "ceiling_measured_utc", v.ceiling_measured_utc);
+    get_optional(*u, "share_of_ceiling", v.ceiling_share);
+    get_if(*u, "bound", v.bound);
+    get_if(*u, "evidence", v.bound_evidence);
+  }
   get_if(j, "loss_before", v.loss_before);
   get_if(j, "loss_after", v.loss_after);
   get_if(j, "parameter_count", v.parameter_count);

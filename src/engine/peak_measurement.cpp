@@ -2,7 +2,7 @@
 // stream. Every sample is timed on the host clock between two device synchronizations (the same
 // clock as a training step), so a ceiling and a case's step time compare directly.
 //   matmul: n x n x n per precision (tfloat32: float32 with TF32 tensor-core matmuls, CUDA only),
-//     n doubled from 256 until one matmul takes long enough to saturate the device (2 ms on an
+//     n doubled from 256 until one matmul takes long enough to saturate the device (5 ms on an
 //     accelerator, 50 ms on the CPU) or the size limit; the size is said in the output.
 //   copy: a 1 GiB (CPU: 256 MiB) buffer copied on the device; read + write bytes per second.
 //   host<->device: 256 MiB between pinned (or pageable) host memory and the device (accelerators).
@@ -67,7 +67,7 @@ struct PeakPlan {
 PeakPlan plan_for(const Device& dev, const PeakSettings& s) {
   PeakPlan p;
   const bool cpu = dev.is_cpu();
-  p.op_target_s = cpu ? 0.05 : 0.002;
+  p.op_target_s = cpu ? 0.05 : 0.005;
   p.max_n = cpu ? 4096 : 16384;
   p.sample_target_s = cpu ? (s.quick ? 0.05 : 0.1) : (s.quick ? 0.01 : 0.025);
   p.samples = s.quick ? 5 : 15;
@@ -161,7 +161,7 @@ Ceiling measure_transfer(Device& dev, CeilingKind kind, bool pinned, const PeakP
     auto device = at::empty({plan.transfer_bytes}, at::TensorOptions().device(dev.torch_device()).dtype(at::kByte));
     const auto op = kind == CeilingKind::kHostToDevice ? std::function<void()>([&] { device.copy_(host); })
                                                        : std::function<void()>([&] { host.copy_(device); });
-    op();
+    for (int i = 0; i < 3; ++i) op();  // pageable copies stage through the driver's buffers: warm them
     const double op_s = time_reps(dev, op, 1);
     const double bytes = static_cast<double>(plan.transfer_bytes);
     return sampled(kind, variant, format_bytes(bytes), dev, op, op_s, plan, [bytes](double s) { return bytes / s; });
@@ -170,7 +170,9 @@ Ceiling measure_transfer(Device& dev, CeilingKind kind, bool pinned, const PeakP
   }
 }
 
-std::vector<Ceiling> measure_launch(Device& dev, const PeakPlan& plan) {
+std::vector<Ceiling> measure_launch(Device& dev, PeakPlan plan) {
+  // A launch takes microseconds and the host's noise is of that size: samples four times longer.
+  plan.sample_target_s *= 4;
   auto x = at::zeros({1}, at::TensorOptions().device(dev.torch_device()));
   const auto add = [&] { x.add_(1.0); };
   std::vector<Ceiling> out;

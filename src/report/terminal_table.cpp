@@ -1,4 +1,5 @@
 #include "report/terminal_table.h"
+#include "core/utilisation.h"
 
 #include "core/parity.h"
 
@@ -310,6 +311,7 @@ std::string render_terminal_report(const RunResult& run) {
     if (c.device_busy_fraction)
       notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
                                   c.launch_bound ? ": LAUNCH-BOUND" : ""));
+    if (const auto u = utilisation_note(c); !u.empty()) notes.push_back(u);
     if (c.device_clock_ratio && std::abs(*c.device_clock_ratio - 1) > 0.02)
       notes.push_back(fmt::format("device clock {:.1f}% of the host's", 100 * *c.device_clock_ratio));
     if (loss_rose(c)) notes.push_back("LOSS ROSE");

@@ -285,6 +285,18 @@ TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
       << none.out;
   EXPECT_FALSE(std::filesystem::exists(dir.file("none.db")));  // doctor only reads the history
 
+  // a run on the same history gets each case's utilisation; without ceilings it says how to get them
+  const auto run_json = dir.file("run.json");
+  const auto run = run_cli(fmt::format("run --models mlp --json {}{}", run_json, kTiny), env);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto mlp = nlohmann::json::parse(slurp(run_json))["cases"][0]["utilisation"];
+  ASSERT_TRUE(mlp["share_of_ceiling"].is_number()) << mlp.dump();
+  EXPECT_GT(mlp["share_of_ceiling"].get<double>(), 0) << mlp.dump();
+  EXPECT_DOUBLE_EQ(mlp["ceiling_flops_per_s"].get<double>(), cpu["ceilings"][0]["median"].get<double>());
+  EXPECT_NE(run.out.find("of the float32 matmul"), std::string::npos) << run.out;  // wrapped at 100 columns
+  const auto bare = run_cli("run --models mlp" + kTiny, "ACCELBENCH_DB=" + dir.file("bare.db"));
+  EXPECT_NE(bare.err.find("no ceilings of cpu for torch"), std::string::npos) << bare.err;
+
   expect_usage_error("peak --device tpu", "tpu");
   expect_usage_error(fmt::format("peak --device cpu --json {} --db {}", db, db), "same file");
   expect_usage_error(fmt::format("peak --device cpu --json {}", dir.path.string()), "--json");

@@ -1,0 +1,57 @@
+#include "core/utilisation.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace accelbench {
+
+void apply_ceilings(CaseResult& c, const DeviceCeilings& ceilings) {
+  c.ceiling_flops_per_s.reset();
+  c.ceiling_share.reset();
+  c.ceiling_measured_utc.clear();
+  c.bound.clear();
+  c.bound_evidence.clear();
+  const auto* matmul = ceilings.find(CeilingKind::kMatmul, c.spec.dtype);
+  if (!matmul || matmul->median <= 0 || c.achieved_flops_per_s <= 0) return;
+  c.ceiling_flops_per_s = matmul->median;
+  c.ceiling_measured_utc = ceilings.measured_utc;
+  c.ceiling_share = c.achieved_flops_per_s / matmul->median;
+  const double share = *c.ceiling_share;
+  const auto of_ceiling = fmt::format("{:.0f}% of the {} matmul ceiling ({} of {})", 100 * share, c.spec.dtype,
+                                      format_ceiling_value(CeilingKind::kMatmul, c.achieved_flops_per_s),
+                                      format_ceiling_value(CeilingKind::kMatmul, matmul->median));
+  if (c.device_busy_fraction) {
+    const double busy = *c.device_busy_fraction;
+    const auto busy_text = fmt::format("device busy {:.0f}% of the step", 100 * busy);
+    if (busy < kLaunchBoundShare) {
+      c.bound = "launch-bound";
+      c.bound_evidence = fmt::format("{}; {}", busy_text, of_ceiling);
+    } else if (share >= kComputeBoundShare) {
+      c.bound = "compute-bound";
+      c.bound_evidence = fmt::format("{}; {}", busy_text, of_ceiling);
+    } else {
+      c.bound = "memory-bound";
+      c.bound_evidence = fmt::format("{}, yet at {}: the time goes to kernels other than dense matmuls", busy_text,
+                                     of_ceiling);
+    }
+    return;
+  }
+  if (share >= kComputeBoundShare) {
+    c.bound = "compute-bound";
+    c.bound_evidence = of_ceiling;
+  } else {
+    c.bound_evidence = of_ceiling + "; no device-busy figure on this device, so no verdict";
+  }
+}
+
+std::string utilisation_note(const CaseResult& c) {
+  if (!c.ceiling_share) return "";
+  std::string verdict;
+  if (c.bound == "launch-bound") return fmt::format("{:.0f}% of the {} matmul ceiling", 100 * *c.ceiling_share, c.spec.dtype);  // the busy note says LAUNCH-BOUND
+  for (const char ch : c.bound) verdict += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return fmt::format("{:.0f}% of the {} matmul ceiling{}", 100 * *c.ceiling_share, c.spec.dtype,
+                     verdict.empty() ? "" : ": " + verdict);
+}
+
+}  // namespace accelbench

@@ -1,0 +1,91 @@
+// Utilisation per case (core/utilisation): the share of the matmul ceiling of the case's precision
+// and the verdict rules (launch-bound, compute-bound, memory-bound; none without a busy share below
+// half the ceiling), each with the evidence it rests on.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/utilisation.h"
+
+namespace accelbench {
+namespace {
+
+DeviceCeilings h200() {
+  DeviceCeilings d;
+  d.device = "cuda:0";
+  d.device_name = "NVIDIA H200";
+  d.torch_version = "2.11.0";
+  d.measured_utc = "2026-12-01T04:20:00Z";
+  d.ceilings = {{CeilingKind::kMatmul, "float32", "8192 x 8192 x 8192", 15, 50e12, 49e12, 51e12, ""},
+                {CeilingKind::kMatmul, "bfloat16", "16384 x 16384 x 16384", 15, 700e12, 690e12, 705e12, ""}};
+  return d;
+}
+
+CaseResult a_case(const std::string& dtype, double flops, std::optional<double> busy) {
+  CaseResult c;
+  c.spec.workload = "cnn";
+  c.spec.device = "cuda:0";
+  c.spec.dtype = dtype;
+  c.achieved_flops_per_s = flops;
+  c.device_busy_fraction = busy;
+  c.launch_bound = busy && *busy < kLaunchBoundShare;
+  return c;
+}
+
+TEST(Utilisation, VerdictsFromTheBusyShareAndTheCeiling) {
+  auto launch = a_case("bfloat16", 7e12, 0.31);
+  apply_ceilings(launch, h200());
+  ASSERT_TRUE(launch.ceiling_share.has_value());
+  EXPECT_DOUBLE_EQ(*launch.ceiling_share, 0.01);
+  EXPECT_EQ(launch.bound, "launch-bound");
+  EXPECT_NE(launch.bound_evidence.find("device busy 31% of the step"), std::string::npos) << launch.bound_evidence;
+  EXPECT_EQ(utilisation_note(launch), "1% of the bfloat16 matmul ceiling");  // LAUNCH-BOUND is the busy note's
+
+  auto compute = a_case("bfloat16", 420e12, 0.99);
+  apply_ceilings(compute, h200());
+  EXPECT_EQ(compute.bound, "compute-bound");
+  EXPECT_EQ(utilisation_note(compute), "60% of the bfloat16 matmul ceiling: COMPUTE-BOUND");
+  EXPECT_NE(compute.bound_evidence.find("420.0 TFLOP/s of 700.0 TFLOP/s"), std::string::npos) << compute.bound_evidence;
+
+  auto memory = a_case("float32", 10e12, 0.98);
+  apply_ceilings(memory, h200());
+  EXPECT_EQ(memory.bound, "memory-bound");
+  EXPECT_DOUBLE_EQ(*memory.ceiling_flops_per_s, 50e12);  // the case's own precision's ceiling
+  EXPECT_NE(memory.bound_evidence.find("device busy 98% of the step, yet at 20% of the float32 matmul ceiling"),
+            std::string::npos)
+      << memory.bound_evidence;
+
+  // No busy share (the CPU, MPS): compute-bound can be said, nothing else
+  auto cpu_high = a_case("float32", 30e12, std::nullopt);
+  apply_ceilings(cpu_high, h200());
+  EXPECT_EQ(cpu_high.bound, "compute-bound");
+  auto cpu_low = a_case("float32", 5e12, std::nullopt);
+  apply_ceilings(cpu_low, h200());
+  EXPECT_EQ(cpu_low.bound, "");
+  EXPECT_NE(cpu_low.bound_evidence.find("no verdict"), std::string::npos) << cpu_low.bound_evidence;
+  EXPECT_EQ(utilisation_note(cpu_low), "10% of the float32 matmul ceiling");
+}
+
+TEST(Utilisation, NothingWithoutTheCeilingOfTheCasesPrecisionAndItSurvivesJson) {
+  auto fp16 = a_case("float16", 100e12, 0.9);
+  apply_ceilings(fp16, h200());  // no float16 ceiling measured
+  EXPECT_FALSE(fp16.ceiling_share.has_value());
+  EXPECT_EQ(fp16.bound, "");
+  EXPECT_EQ(utilisation_note(fp16), "");
+  auto no_flops = a_case("bfloat16", 0, 0.9);
+  apply_ceilings(no_flops, h200());
+  EXPECT_FALSE(no_flops.ceiling_share.has_value());
+
+  auto c = a_case("bfloat16", 420e12, 0.99);
+  apply_ceilings(c, h200());
+  const auto back = nlohmann::json::parse(nlohmann::json(c).dump()).get<CaseResult>();
+  ASSERT_TRUE(back.ceiling_share.has_value());
+  EXPECT_DOUBLE_EQ(*back.ceiling_share, 0.6);
+  EXPECT_DOUBLE_EQ(*back.ceiling_flops_per_s, 700e12);
+  EXPECT_EQ(back.bound, "compute-bound");
+  EXPECT_EQ(back.bound_evidence, c.bound_evidence);
+  EXPECT_EQ(back.ceiling_measured_utc, "2026-12-01T04:20:00Z");
+}
+
+}  // namespace
+}  // namespace accelbench
