@@ -41,7 +41,7 @@ void apply_ceilings(CaseResult& c, const DeviceCeilings& ceilings) {
     c.bound = "compute-bound";
     c.bound_evidence = of_ceiling;
   } else {
-    c.bound_evidence = of_ceiling + "; no device-busy figure on this device, so no verdict";
+    c.bound_evidence = of_ceiling + "; no device-busy figure for this case, so no verdict";
   }
 }
 

@@ -895,16 +895,35 @@ void HistoryStore::save_ceilings(const DeviceCeilings& c) {
   if (!writable())
     throw HistoryNotStoredError(fmt::format("{}: history database {} is read-only ({})", what, path_, read_only_reason_));
   try {
+    auto rollback = [this]() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); };
     with_busy_retry(path_, [&]() {
-      Stmt s(db_,
-             "INSERT INTO ceilings (device, device_name, torch_version, host, measured_utc, ceilings_json)"
-             " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-             path_);
-      s.bind(1, c.device).bind(2, c.device_name).bind(3, c.torch_version).bind(4, c.host).bind(5, c.measured_utc)
-          .bind(6, to_json(c).dump());
-      s.run();
+      exec("BEGIN IMMEDIATE");
+      try {
+        Stmt s(db_,
+               "INSERT INTO ceilings (device, device_name, torch_version, host, measured_utc, ceilings_json)"
+               " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+               path_);
+        s.bind(1, c.device).bind(2, c.device_name).bind(3, c.torch_version).bind(4, c.host).bind(5, c.measured_utc)
+            .bind(6, to_json(c).dump());
+        s.run();
+        // Found again the way latest_ceilings looks (as save_run reads its cases back): a damaged index
+        // can take the row and never give it back; then nothing is stored and the damage is named.
+        const std::int64_t id = sqlite3_last_insert_rowid(db_);
+        const auto ids = ceilings_ids(c.device_name, c.torch_version);
+        if (std::find(ids.begin(), ids.end(), id) == ids.end())
+          throw UsageError(fmt::format("history database {} is damaged (stored ceilings cannot be found again; PRAGMA "
+                                       "integrity_check names the damage); it was left as it is: move it away or "
+                                       "pass --db with another path",
+                                       path_));
+        exec("COMMIT");
+      } catch (const BusyError&) {
+        throw;  // rolled back and retried
+      } catch (...) {
+        rollback();
+        throw;
+      }
       return 0;
-    }, [] {});
+    }, rollback);
   } catch (const UsageError&) {
     throw;  // a damaged database: its own message says so
   } catch (const std::exception& e) {
@@ -912,18 +931,29 @@ void HistoryStore::save_ceilings(const DeviceCeilings& c) {
   }
 }
 
-std::optional<DeviceCeilings> HistoryStore::latest_ceilings(const std::string& device_name,
-                                                            const std::string& torch_version) const {
-  if (schema_version() < 3) return std::nullopt;  // a read-only database from before `peak`
+std::vector<std::int64_t> HistoryStore::ceilings_ids(const std::string& device_name,
+                                                     const std::string& torch_version) const {
+  if (schema_version() < 3) return {};  // a read-only database from before `peak`
   Stmt s(db_,
-         "SELECT id, ceilings_json FROM ceilings WHERE device_name = ?1 AND (?2 = '' OR torch_version = ?2)"
-         " ORDER BY measured_utc DESC, id DESC LIMIT 1",
+         "SELECT id FROM ceilings WHERE device_name = ?1 AND (?2 = '' OR torch_version = ?2)"
+         " ORDER BY measured_utc DESC, id DESC",
          path_);
   s.bind(1, device_name).bind(2, torch_version);
-  if (!s.step()) return std::nullopt;
-  const auto id = s.i64(0);
-  const json j = json::parse(s.text(1), nullptr, /*allow_exceptions=*/false);
-  return ceilings_from_json(j, fmt::format("history database {}: ceilings row {}", path_, id));
+  std::vector<std::int64_t> ids;
+  while (s.step()) ids.push_back(s.i64(0));
+  return ids;
+}
+
+std::optional<DeviceCeilings> HistoryStore::latest_ceilings(const std::string& device_name,
+                                                            const std::string& torch_version) const {
+  const auto ids = ceilings_ids(device_name, torch_version);
+  if (ids.empty()) return std::nullopt;
+  Stmt s(db_, "SELECT ceilings_json FROM ceilings WHERE id = ?1", path_);
+  s.bind(1, ids.front());
+  const auto origin = fmt::format("history database {}: ceilings row {}", path_, ids.front());
+  if (!s.step()) throw UsageError(origin + " cannot be read (the database is damaged)");
+  const json j = json::parse(s.text(0), nullptr, /*allow_exceptions=*/false);
+  return ceilings_from_json(j, origin);
 }
 
 }  // namespace accelbench

@@ -145,6 +145,8 @@ class HistoryStore {
   StoredRunRef save_run_once(const RunResult& run, const nlohmann::json& typed, const nlohmann::json& extra,
                              const nlohmann::json* doc_cases, int version);
   void exec(const char* sql) const;
+  // The ceilings rows of a device name (and torch version, when not empty), newest first.
+  std::vector<std::int64_t> ceilings_ids(const std::string& device_name, const std::string& torch_version) const;
   [[noreturn]] void fail(const std::string& what) const;
   std::string path_;
   HistoryAccess access_ = HistoryAccess::kReadWrite;

@@ -238,3 +238,30 @@ TEST(StoreDamagedRows, FuzzFindingRunReadsBackWithOtherCasesIsRefused) {
   }
   fs::remove_all(dir);
 }
+
+// Found by fuzz_history (2026-12-01): a damaged database ("Extends off end of page") took a device's
+// ceilings and never gave them back. They are looked up again inside the transaction: either found,
+// or nothing is stored and the error is one line naming the damage.
+TEST(StoreDamagedRows, FuzzFindingCeilingsLostAreRefused) {
+  const auto dir = fresh_dir("ceilings-lost");
+  const auto db = (dir / "h.db").string();
+  fs::copy_file(std::string(ACCELBENCH_TEST_DATA) + "/fuzz/history-ceilings-lost.db", db);
+  accelbench::DeviceCeilings c;
+  c.device = "cpu";
+  c.device_name = "fuzz";
+  c.torch_version = "2.13.0";
+  c.measured_utc = "9999-12-31T00:00:00Z";
+  c.ceilings.push_back({accelbench::CeilingKind::kCopy, "", "1 MiB", 3, 1e9, 0.9e9, 1.1e9, ""});
+  try {
+    HistoryStore store(db);
+    store.save_ceilings(c);
+    const auto back = store.latest_ceilings("fuzz", "2.13.0");
+    ASSERT_TRUE(back.has_value()) << "stored, and never found again";
+    EXPECT_EQ(back->ceilings.size(), 1u);
+  } catch (const std::exception& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_NE(m.find("damaged"), std::string::npos) << m;
+  }
+  fs::remove_all(dir);
+}
