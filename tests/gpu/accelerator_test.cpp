@@ -14,6 +14,7 @@
 #include "device/device.h"
 #include "device/memory_limit.h"
 #include "engine/case_measurement.h"
+#include "engine/engine.h"
 #include "engine/parity.h"
 #include "engine/profiler.h"
 #include "optim/autocast.h"
@@ -285,4 +286,31 @@ TEST(Gpu, SweepBatchFindsTheOutOfMemoryEdgeUnderAMemoryLimit) {
   EXPECT_GE(fit, 32) << "the sweep doubled at least once before the edge: " << sweep.dump();
   EXPECT_GT(oom, fit);
   EXPECT_LE(oom, 2 * fit) << "the bisection narrowed the edge below one doubling";
+}
+
+// `accelbench peak` on CUDA (engine/peak_measurement.cpp, --quick): every ceiling of an accelerator
+// measured, each median inside its interval, and the orderings every CUDA GPU has: tensor-core
+// bfloat16 and TF32 matmuls faster than float32, pinned transfers faster than pageable ones, the
+// device's own copy faster than the host link, a launch with a synchronization slower than one queued.
+TEST(Gpu, PeakMeasuresEveryCeilingOfTheDevice) {
+  REQUIRE_CUDA();
+  const auto c = accelbench::engine::measure_ceilings("cuda:0", accelbench::engine::PeakSettings{true}, {});
+  ASSERT_EQ(c.ceilings.size(), 11u);  // 4 matmuls, copy, 4 transfers, 2 launch figures
+  for (const auto& x : c.ceilings) {
+    EXPECT_TRUE(x.measured()) << x.label() << ": " << x.unavailable;
+    EXPECT_GT(x.median, 0) << x.label();
+    EXPECT_LE(x.ci_low, x.median) << x.label();
+    EXPECT_GE(x.ci_high, x.median) << x.label();
+  }
+  using accelbench::CeilingKind;
+  const auto value = [&](CeilingKind k, const char* variant) {
+    const auto* x = c.find(k, variant);
+    return x ? x->median : 0.0;
+  };
+  EXPECT_GT(value(CeilingKind::kMatmul, "bfloat16"), 2 * value(CeilingKind::kMatmul, "float32"));
+  EXPECT_GT(value(CeilingKind::kMatmul, "tfloat32"), value(CeilingKind::kMatmul, "float32"));
+  EXPECT_GT(value(CeilingKind::kHostToDevice, "pinned"), value(CeilingKind::kHostToDevice, "pageable"));
+  EXPECT_GT(value(CeilingKind::kCopy, ""), value(CeilingKind::kHostToDevice, "pinned"));
+  EXPECT_GT(value(CeilingKind::kLaunchRoundTrip, ""), value(CeilingKind::kLaunchBackToBack, ""));
+  EXPECT_NE(c.device_name.find("NVIDIA"), std::string::npos) << c.device_name;
 }
