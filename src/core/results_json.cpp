@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "core/results.h"
+#include "core/errors.h"
 #include "core/json_util.h"
 
 namespace accelbench {
@@ -347,7 +348,7 @@ void from_json(const json& j, RunResult& v) {
                              ", not a string");
   const auto schema = j.at("schema").get<std::string>();
   if (schema != kRunSchema)
-    throw std::runtime_error("unsupported schema '" + schema + "' (this accelbench reads '" + kRunSchema + "')");
+    throw std::runtime_error("unsupported schema '" + printable(schema) + "' (this accelbench reads '" + kRunSchema + "')");
   v.schema = schema;
   get_if(j, "command", v.command);
   if (auto c = j.find("context"); c != j.end() && !c->is_null()) {

@@ -265,3 +265,30 @@ TEST(StoreDamagedRows, FuzzFindingCeilingsLostAreRefused) {
   }
   fs::remove_all(dir);
 }
+
+// Found by fuzz_history (2026-12-01): a stored run whose `schema` column held a newline gave a
+// two-line error ("unsupported schema 'CREMENT,\n  run_i'"); the schema is quoted printable now.
+TEST(StoreDamagedRows, FuzzFindingSchemaWithANewlineIsQuotedOnOneLine) {
+  const auto dir = fresh_dir("multiline-schema");
+  const auto db = (dir / "h.db").string();
+  fs::copy_file(std::string(ACCELBENCH_TEST_DATA) + "/fuzz/history-multiline-schema.db", db);
+  std::size_t errors = 0;
+  try {
+    HistoryStore store(db);
+    for (const auto& r : store.list_runs()) {
+      try {
+        (void)store.load_run(r.id);
+      } catch (const UsageError& e) {
+        ++errors;
+        const std::string m = e.what();
+        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      }
+    }
+  } catch (const std::exception& e) {
+    ++errors;
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  EXPECT_GE(errors, 1u) << "the damaged run was read as if whole";
+  fs::remove_all(dir);
+}
