@@ -71,7 +71,7 @@ void add_utilisation(RunResult& run, const HistoryStore& store, Printer& printer
     std::optional<DeviceCeilings> ceilings;
     try {
       ceilings = store.latest_ceilings(d.name, run.context.torch_version);
-    } catch (const UsageError& e) {
+    } catch (const std::exception& e) {  // a damaged row or database: the run is kept, without utilisation
       printer.note(fmt::format("no utilisation for {}: {}", d.id, e.what()));
       continue;
     }
