@@ -57,7 +57,7 @@ const std::string kFastPoint = " --ci-target 0.5 --min-samples 3 --min-time 0 --
 TEST(ToolCli, EveryHelpFitsHundredColumns) {
   for (const char* cmd : {"", "run", "profile", "devices", "doctor", "history", "history rm", "history prune", "compare",
                           "report", "advise", "sweep", "sweep batch", "sweep precision", "sweep threads", "sweep workers",
-                          "sweep crossover"})
+                          "sweep crossover", "scale", "peak"})
     expect_fits(fmt::format("{} --help", cmd), "COLUMNS=100", 100);
   const auto r = run_cli("--help", "COLUMNS=100");
   EXPECT_NE(r.out.find("ACCELBENCH_DB"), std::string::npos) << r.out;
@@ -75,6 +75,7 @@ TEST(ToolCli, RunHistoryCompareAndSweepFitHundredColumns) {
   expect_fits("history", env, 100);
   expect_fits("compare 1 2", env, 100);
   expect_fits("sweep threads --model mlp --max-threads 2" + kFastPoint, env, 100);
+  expect_fits("peak --device cpu --quick --no-progress", env, 100);
   // compare of two wide synthetic runs (long reasons)
   SyntheticOptions o;
   write_json_report(make_run(o), dir.file("a.json"));
