@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -327,7 +328,19 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
                    {"data_wait_fraction=" + pct(c.data_wait_fraction)}});
   }
   // 3. Noisy: the numbers are less certain than asked for.
-  if (c.noisy) {
+  if (c.noisy && c.run_to_run && c.run_to_run->widened) {
+    // Widened by the history: more time in this run cannot narrow what changes between runs.
+    const double factor = std::exp(c.run_to_run->half_width_log);
+    out.push_back({"noisy", subject_of(c),
+                   fmt::format("this case's median varied from run to run (sd {} over {} earlier runs and this one) more "
+                               "than this run's rounds, so the next run may fall anywhere from {} to {}: the machine's "
+                               "state changes between runs (other programs, clocks){}; compare runs only beyond that",
+                               pct(std::expm1(c.run_to_run->sd_log)), c.run_to_run->earlier_runs,
+                               format_seconds_short(c.stats.median / factor), format_seconds_short(c.stats.median * factor),
+                               c.launch_bound ? ", and a launch-bound step follows the host's speed" : ""),
+                   {fmt::format("run_to_run_sd={}", pct(std::expm1(c.run_to_run->sd_log))),
+                    fmt::format("earlier_runs={}", c.run_to_run->earlier_runs)}});
+  } else if (c.noisy) {
     const bool wide = c.relative_ci_half_width > c.ci_target;
     out.push_back({"noisy", subject_of(c),
                    wide ? fmt::format("the median's 95% CI is +-{} (target +-{}) after {} samples: close other programs, or "

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "analysis/fit_check.h"
+#include "analysis/run_to_run.h"
 #include "cli/commands.h"
 #include "cli/run_request.h"
 #include "core/durations.h"
@@ -109,9 +110,10 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   // to it, from one step measured now (its time comes out of the budget); the cases that cannot fit
   // their share.
   double probe_s = 0;
+  // The history as it was before this run: the time promises and the run-to-run spread read it.
+  const auto history = store ? store->case_history() : std::vector<CaseHistoryPoint>{};
   {
     const auto& cases = request.suite.plan.cases;
-    const auto history = store ? store->case_history() : std::vector<CaseHistoryPoint>{};
     std::vector<ProbedStep> probed;
     const auto unseen = cases_without_history(cases, history);
     const auto probe_start = std::chrono::steady_clock::now();
@@ -139,6 +141,8 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   const int failures = run_suite(request.suite, run, *each_round, *parity, printer);
   run.wall_s += probe_s;  // "done in" and the stored wall time include the probes
   if (store) {
+    // Earlier runs of the same cases: where they varied more than this run's rounds, their spread.
+    if (apply_run_to_run(run, history) > 0) printer.note(run_to_run_note(run));
     add_utilisation(run, *store, printer);
     printer.document(nlohmann::json(run));  // --json with the utilisation (and the probes' time)
   }

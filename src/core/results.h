@@ -73,6 +73,16 @@ struct RoundResult {
   double wall_s = 0;
 };
 
+// How this case's median varied over runs (each a separate `run`, minutes or days apart): the
+// earlier runs of the same case in the history and this one. Their spread includes what rounds in
+// one run cannot see (the host's state over minutes, neighbours on a shared machine).
+struct RunToRun {
+  std::size_t earlier_runs = 0;  // comparable runs in the history that were used
+  double sd_log = 0;             // sample sd of the log medians: the earlier runs' and this one's
+  double half_width_log = 0;     // t_{earlier_runs} * sd_log * sqrt(2): where the next run's median falls
+  bool widened = false;          // wider than the rounds' interval, which it replaced
+};
+
 struct CaseResult {
   CaseSpec spec;
   CaseStatus status = CaseStatus::ok;
@@ -106,6 +116,9 @@ struct CaseResult {
   std::vector<RoundResult> rounds;
   bool rounds_disagree = false;  // the rounds' medians differ by more than the CI target allows
   std::string interval_method;   // "" : the samples' own order-statistic interval
+  // The spread of this case's median over earlier runs in the history (analysis/run_to_run), when
+  // there are enough of them: the next run varies at least as much, so it may widen the interval.
+  std::optional<RunToRun> run_to_run;
   double measure_s = 0;         // time spent sampling
   double wall_s = 0;            // build + warm-up + sampling
 
@@ -194,6 +207,7 @@ struct Speedup {
   double ratio = 0, ci_low = 0, ci_high = 0;
   std::string model;            // model_label(): "mlp[width=4096]"; the workload's name when plain
   std::optional<Parity> parity; // the device's training against the CPU's (run --parity-steps)
+  bool widened_by_history = false;  // the interval widened by the cases' run-to-run spread (run)
 };
 
 struct DeviceDescription {

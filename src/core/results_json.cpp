@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -20,6 +21,19 @@ void required_string(const json& j, const char* key, std::string& v) {
   if (!it->is_string())
     throw std::runtime_error(std::string("field '") + key + "': a string was expected, found " + it->type_name());
   v = it->get<std::string>();
+}
+// A case's "run_to_run" block (analysis/run_to_run): nullopt when absent or null.
+std::optional<RunToRun> run_to_run_from_json(const json& j) {
+  const auto r = j.find("run_to_run");
+  if (r == j.end() || !r->is_object()) return std::nullopt;
+  RunToRun rr;
+  get_if(*r, "earlier_runs", rr.earlier_runs);
+  get_if(*r, "sd_log", rr.sd_log);
+  get_if(*r, "half_width_log", rr.half_width_log);
+  get_if(*r, "widened", rr.widened);
+  if (!std::isfinite(rr.sd_log) || rr.sd_log < 0 || !std::isfinite(rr.half_width_log) || rr.half_width_log < 0)
+    throw std::runtime_error("field 'run_to_run': sd_log and half_width_log must be finite and not negative");
+  return rr;
 }
 }  // namespace
 
@@ -167,6 +181,11 @@ void to_json(json& j, const CaseResult& v) {
            {"rounds", v.rounds},
            {"rounds_disagree", v.rounds_disagree},
            {"interval_method", v.interval_method},
+           {"run_to_run", v.run_to_run ? json{{"earlier_runs", v.run_to_run->earlier_runs},
+                                              {"sd_log", v.run_to_run->sd_log},
+                                              {"half_width_log", v.run_to_run->half_width_log},
+                                              {"widened", v.run_to_run->widened}}
+                                       : json(nullptr)},
            {"loss_rose", loss_rose(v)},
            {"device_time", {{"samples", v.device_samples},
                             {"clock_ratio", v.device_clock_ratio ? json(*v.device_clock_ratio) : json(nullptr)},
@@ -240,6 +259,7 @@ void from_json(const json& j, CaseResult& v) {
   get_if(j, "rounds", v.rounds);
   get_if(j, "rounds_disagree", v.rounds_disagree);
   get_if(j, "interval_method", v.interval_method);
+  v.run_to_run = run_to_run_from_json(j);
   if (auto d = j.find("device_time"); d != j.end() && d->is_object()) {
     get_if(*d, "samples", v.device_samples);
     get_optional(*d, "clock_ratio", v.device_clock_ratio);
@@ -284,7 +304,8 @@ void from_json(const json& j, Parity& v) {
 void to_json(json& j, const Speedup& v) {
   j = json{{"workload", v.workload}, {"model", v.model.empty() ? v.workload : v.model}, {"device", v.device},
            {"baseline_device", v.baseline_device}, {"batch_size", v.batch_size}, {"dtype", v.dtype},
-           {"ratio", v.ratio}, {"ci_low", v.ci_low}, {"ci_high", v.ci_high}};
+           {"ratio", v.ratio}, {"ci_low", v.ci_low}, {"ci_high", v.ci_high},
+           {"widened_by_history", v.widened_by_history}};
   j["parity"] = v.parity ? json(*v.parity) : json(nullptr);
 }
 void from_json(const json& j, Speedup& v) {
@@ -293,6 +314,7 @@ void from_json(const json& j, Speedup& v) {
   get_if(j, "baseline_device", v.baseline_device); get_if(j, "batch_size", v.batch_size);
   get_if(j, "dtype", v.dtype); get_if(j, "ratio", v.ratio);
   get_if(j, "ci_low", v.ci_low); get_if(j, "ci_high", v.ci_high);
+  get_if(j, "widened_by_history", v.widened_by_history);
   get_optional(j, "parity", v.parity);
 }
 

@@ -43,7 +43,7 @@ double allreduce_busbw_gbs(double bytes, double seconds, int n) {
 }
 
 namespace {
-double median_of(std::vector<double> v) { return v.empty() ? 0.0 : summarize(v).median; }
+double median_of_samples(std::vector<double> v) { return v.empty() ? 0.0 : accelbench::summarize(v).median; }
 
 std::string first_error(const std::vector<RankMeasurement>& ranks) {
   for (const auto& r : ranks)
@@ -80,7 +80,7 @@ ScalePoint summarize_scale_point(int world_size, std::vector<RankMeasurement> ra
   const auto& sr = p.ranks[static_cast<std::size_t>(p.slowest_rank)];
   p.samples_per_s = static_cast<double>(world_size * batch_size) / p.step.median;
   if (!sr.comm_samples.empty()) {
-    p.comm_s = median_of(sr.comm_samples);
+    p.comm_s = median_of_samples(sr.comm_samples);
     p.comm_share = *p.comm_s / p.step.median;
     if (world_size > 1) p.busbw_step_gbs = allreduce_busbw_gbs(static_cast<double>(sr.gradient_bytes), *p.comm_s, world_size);
   }

@@ -403,6 +403,8 @@ std::string render_html_report(const ReportSource& src) {
         for (const auto& r : c.rounds) medians.push_back(format_seconds_short(r.median_s));
         notes.push_back(fmt::format("rounds: {}{}", fmt::join(medians, ", "), c.rounds_disagree ? " (ROUNDS DISAGREE)" : ""));
       }
+      if (c.run_to_run && c.run_to_run->widened)
+        notes.push_back(fmt::format("CI from {} earlier runs", c.run_to_run->earlier_runs));
       if (c.drifting) notes.push_back("DRIFTING");
       if (c.device_busy_fraction)
         notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,

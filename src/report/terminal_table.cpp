@@ -19,6 +19,14 @@
 namespace accelbench {
 
 namespace {
+// The 95% CI column: +-X% for a near-symmetric interval; -a%/+b% once it is wide (a run-to-run
+// spread in log space is far from symmetric: x/2 to x*2 is -50%/+100%, not +-75%).
+std::string ci_cell(const CaseResult& c) {
+  if (c.stats.n < 2) return "-";
+  if (c.relative_ci_half_width <= 0.2 || !(c.stats.median > 0)) return fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width);
+  return fmt::format("-{:.0f}/+{:.0f}%", 100 * (1 - c.stats.ci_low / c.stats.median), 100 * (c.stats.ci_high / c.stats.median - 1));
+}
+
 
 using Rows = std::vector<std::vector<std::string>>;
 
@@ -306,6 +314,8 @@ std::string render_terminal_report(const RunResult& run) {
                           : fmt::format("noisy (only {} sample{} in the time allowed)", c.stats.n, c.stats.n == 1 ? "" : "s"));
     if (!c.warmup_stable) notes.push_back("warm-up not stable");
     if (c.rounds_disagree) notes.push_back("ROUNDS DISAGREE");
+    if (c.run_to_run && c.run_to_run->widened)
+      notes.push_back(fmt::format("CI from {} earlier runs", c.run_to_run->earlier_runs));
     if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
     if (c.drifting) notes.push_back("DRIFTING");
     if (c.device_busy_fraction)
@@ -323,7 +333,7 @@ std::string render_terminal_report(const RunResult& run) {
     if (c.telemetry && c.telemetry->throttled)
       notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
     t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
-                  c.stats.n < 2 ? std::string("-") : fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width), std::to_string(c.stats.n),
+                  ci_cell(c), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory_text(c),
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
                   fmt::format("{}", fmt::join(notes, "; "))});

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <sqlite3.h>
+
 #include "e2e/cli_runner.h"
 #include "report/json_report.h"
 #include "store/history_store.h"
@@ -301,4 +303,40 @@ TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
   expect_usage_error("peak --device tpu", "tpu");
   expect_usage_error(fmt::format("peak --device cpu --json {} --db {}", db, db), "same file");
   expect_usage_error(fmt::format("peak --device cpu --json {}", dir.path.string()), "--json");
+}
+
+// Issue #11: a run's interval must cover the next run, and runs differ by more than the rounds of
+// one run show. With two earlier runs of the same case in the history, `run` reports their spread
+// with this run's (JSON run_to_run) and widens the interval where that is wider: here the first
+// run's stored median is doubled, so the third run must widen its interval to cover it.
+TEST(ToolCli, RunWidensItsIntervalToTheSpreadOfEarlierRuns) {
+  TempDir dir;
+  const auto db = dir.file("h.db");
+  const std::string args = "run --models mlp --devices cpu --quick --rounds 2 --in-process-rounds --parity-steps 0 "
+                           "--no-telemetry --no-progress --max-time-per-case 3s --batch-size 16 --db " + db;
+  for (int i = 1; i <= 3; ++i) {
+    if (i == 3) {
+      sqlite3* h = nullptr;
+      ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+      ASSERT_EQ(sqlite3_exec(h, "UPDATE cases SET median = median * 2 WHERE run_id = 1", nullptr, nullptr, nullptr), SQLITE_OK);
+      sqlite3_close(h);
+    }
+    const auto json = dir.file(fmt::format("run{}.json", i));
+    const auto r = run_cli(args + " --json " + json);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const auto c = nlohmann::json::parse(slurp(json))["cases"][0];
+    if (i < 3) {
+      EXPECT_TRUE(c["run_to_run"].is_null()) << "run " << i << ": " << c["run_to_run"].dump();
+      continue;
+    }
+    ASSERT_TRUE(c["run_to_run"].is_object()) << c.dump().substr(0, 400);
+    EXPECT_EQ(c["run_to_run"]["earlier_runs"], 2);
+    EXPECT_TRUE(c["run_to_run"]["widened"].get<bool>());
+    const double median = c["stats"]["median"], high = c["stats"]["ci_high"], low = c["stats"]["ci_low"];
+    EXPECT_GE(high, 1.9 * median) << "the doubled run's median lies inside";  // t(2) sqrt(2) sd spans it
+    EXPECT_LE(low, median / 1.9);
+    EXPECT_NE(r.err.find("earlier runs in the history varied more than this run's rounds"), std::string::npos) << r.err;
+      EXPECT_NE(r.out.find("CI from"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("this case's median varied from run to run"), std::string::npos) << r.out;
+  }
 }
