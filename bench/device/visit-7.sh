@@ -48,7 +48,18 @@ else
     echo "exit $?"
   } > "$d/own.log" 2>&1
   rm -rf "$M"
-  tail -c 5000 "$d/own.log"
+  tail -c 4000 "$d/own.log"
+  echo "== idle wake-ups: the cpuidle driver, then mlp alone with and without 4 busy-looping processes"
+  cat /sys/devices/system/cpu/cpuidle/current_driver /sys/devices/system/cpu/cpuidle/current_governor 2>&1 | tr '\n' ' '; echo
+  for rep in 1 2; do
+    for spin in 0 4; do
+      pids=()
+      for k in $(seq 1 $spin); do python3 -c "while True: pass" & pids+=($!); done
+      $BIN run --models mlp --devices cuda --budget 20s --no-save --json "$d/mlp-spin$spin-$rep.json" > "$d/mlp-spin$spin-$rep.txt" 2>&1
+      for p in "${pids[@]}"; do kill $p; done
+      python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cases'][0]; print('spinners $spin rep $rep: mlp median %.3f ms, rounds %s, busy %.2f' % (c['stats']['median']*1e3, [round(r['median_s']*1e3,3) for r in c['rounds']], c['device_time']['busy_fraction'] or 0))" "$d/mlp-spin$spin-$rep.json"
+    done
+  done
 fi
 (cd "$OUT" && tar czf "visit7-$part.tgz" "visit7-$part" && rm -rf "visit7-$part")
 echo "total $(( $(date +%s) - t0 )) s"

@@ -23,6 +23,7 @@
 #include "optim/adam.h"
 #include "optim/autocast.h"
 #include "optim/grad_scaler.h"
+#include "workloads/frozen_devices.h"
 #include "workloads/workload.h"
 
 namespace accelbench {
@@ -253,8 +254,9 @@ void dropout_off(torch::jit::Module& m) {
 
 class ScriptedTask final : public TrainingTask {
  public:
-  ScriptedTask(torch::jit::Module module, ModelDescription desc, const WorkloadOptions& o)
-      : module_(std::move(module)), desc_(std::move(desc)), batch_(o.batch_size) {
+  ScriptedTask(torch::jit::Module module, ModelDescription desc, const WorkloadOptions& o, std::size_t retargeted)
+      : module_(std::move(module)), desc_(std::move(desc)), batch_(o.batch_size), retargeted_(retargeted),
+        device_(o.device.str()) {
     params_ = module_parameters_to_train(module_);
     if (params_.empty()) throw CaseError("the model has no trainable parameters");
     const int n = std::max(1, o.staged_batches);
@@ -307,7 +309,10 @@ class ScriptedTask final : public TrainingTask {
     return n;
   }
   std::string data_source() const override {
-    return fmt::format("synthetic batches: input {}, target {}", desc_.input_text, desc_.target_text);
+    return fmt::format("synthetic batches: input {}, target {}{}", desc_.input_text, desc_.target_text,
+                       retargeted_ ? fmt::format("; {} device constant{} that a trace froze as cpu moved to {}", retargeted_,
+                                                 retargeted_ == 1 ? "" : "s", device_)
+                                   : "");
   }
   bool synthetic_data() const override { return true; }
   std::string optimizer_description() const override {
@@ -318,6 +323,8 @@ class ScriptedTask final : public TrainingTask {
   torch::jit::Module module_;
   ModelDescription desc_;
   std::int64_t batch_;
+  std::size_t retargeted_ = 0;  // device constants frozen by a trace, moved to the case's device
+  std::string device_;
   std::vector<ScriptedBatch> train_;
   std::vector<at::Tensor> params_;
   LrSchedule schedule_;
@@ -428,9 +435,10 @@ class ScriptedModelWorkload final : public Workload {
     torch::jit::setGraphExecutorOptimize(false);
     const auto desc = read_description(o.inputs);
     auto module = load_module(o.inputs.model_file, o.device);
+    const auto retargeted = retarget_frozen_devices(module, o.device);  // a trace's cpu constants
     module.train();
     if (!o.dropout) dropout_off(module);
-    return std::make_unique<ScriptedTask>(std::move(module), desc, o);
+    return std::make_unique<ScriptedTask>(std::move(module), desc, o, retargeted);
   }
 
  private:

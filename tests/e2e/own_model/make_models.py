@@ -18,6 +18,7 @@ exports = {
     "frozen.pt": ["--factory", "frozen", "--input", "8:float32", "--target", "classes:3"],
     "linear.pt": ["--factory", "linear", "--input", "8:float32", "--target", "mse:3"],
     "small-batch.pt": ["--factory", "small_batch_only", "--input", "8:float32", "--target", "classes:3"],
+    "frozen-device.pt": ["--factory", "frozen_device", "--trace", "--input", "8:float32", "--target", "classes:3"],
 }
 for name, args in exports.items():
     rc = export_model.main(["--file", models, *args, "-o", os.path.join(out, name)])

@@ -92,3 +92,19 @@ class SmallBatchOnly(nn.Module):
 
 def small_batch_only():
     return SmallBatchOnly()
+
+
+class FrozenDevice(nn.Module):
+    """Makes a tensor on its input's device: a trace freezes that device (cpu) as a constant, as in
+    Hugging Face BERT's attention mask; accelbench moves it with the module (workloads/frozen_devices)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.lin(x) + torch.ones(x.shape[0], 3, device=x.device)
+
+
+def frozen_device():
+    return FrozenDevice()
