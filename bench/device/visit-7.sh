@@ -27,6 +27,8 @@ if [[ $part == runs ]]; then
       sleep 2
     done ) > "$d/monitor.txt" 2>&1 &
   mon=$!
+  # SEED_DB: a history to start from (the runs of an earlier call), so that every run has earlier runs.
+  [[ -n ${SEED_DB:-} ]] && cp "$SEED_DB" "$d/history.db"
   python3 bench/device/host_probe.py start | tee -a "$d/probes.txt"
   for i in 1 2 3 4 5; do
     s=$(date +%s)
