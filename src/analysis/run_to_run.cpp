@@ -64,15 +64,19 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
   std::size_t widened = 0;
   std::map<std::string, double> history_half;  // per case: the run-to-run half-width (log)
   for (auto& c : run.cases) {
-    if (!c.ok() || c.stats.n < 2) continue;
+    if (!c.ok() || c.stats.n < 1) continue;  // one sample: the earlier runs give it its only interval
     auto spread = run_to_run_spread(c.stats.median, earlier_medians(c, history, run.context.host, run.context.torch_version));
     if (!spread) continue;
     history_half[key(c.spec.workload, c.spec.device, c.spec.dtype, c.spec.batch_size)] = spread->half_width_log;
-    if (spread->half_width_log > half_width_log(c)) {
+    // One sample has no interval of its own: the earlier runs give it one.
+    const bool own = c.stats.n >= 2 && c.stats.ci_low > 0 && c.stats.ci_high > 0;
+    if (!own || spread->half_width_log > half_width_log(c)) {
       spread->widened = true;
       ++widened;
-      c.stats.ci_low = std::min(c.stats.ci_low, c.stats.median * std::exp(-spread->half_width_log));
-      c.stats.ci_high = std::max(c.stats.ci_high, c.stats.median * std::exp(spread->half_width_log));
+      const double low = c.stats.median * std::exp(-spread->half_width_log);
+      const double high = c.stats.median * std::exp(spread->half_width_log);
+      c.stats.ci_low = own ? std::min(c.stats.ci_low, low) : low;
+      c.stats.ci_high = own ? std::max(c.stats.ci_high, high) : high;
       c.relative_ci_half_width = c.stats.ci_half_width_relative();
       c.noisy = c.relative_ci_half_width > c.ci_target;
       c.interval_method += fmt::format("; widened to the spread of this case's median over {} earlier runs in the "

@@ -198,6 +198,10 @@ struct Parity {
 // Speed-up of a device over the baseline (the CPU) for one workload: ratio of medians
 // (baseline / device; > 1 means the device is faster) with its 95% CI: from the rounds of both
 // (core/rounds.h) when both have two or more, else a bootstrap of the samples.
+// Whether the case has a 95% interval to show: two samples or more, or (one sample) the spread of
+// earlier runs in the history (analysis/run_to_run).
+inline bool has_interval(const CaseResult& c) { return c.stats.n >= 2 || (c.run_to_run && c.run_to_run->widened); }
+
 struct Speedup {
   std::string workload;
   std::string device;

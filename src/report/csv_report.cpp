@@ -59,8 +59,8 @@ std::string render_csv_report(const ReportSource& src) {
                                to_string(c.status),
                                std::to_string(c.stats.n),
                                ok ? num(c.stats.median) : "",
-                               ok && c.stats.n >= 2 ? num(c.stats.ci_low) : "",  // one sample: no interval
-                               ok && c.stats.n >= 2 ? num(c.stats.ci_high) : "",
+                               ok && has_interval(c) ? num(c.stats.ci_low) : "",  // one sample: no interval
+                               ok && has_interval(c) ? num(c.stats.ci_high) : "",
                                ok ? num(c.stats.mean) : "",
                                ok ? num(c.stats.stddev) : "",
                                ok ? num(c.stats.min) : "",

@@ -134,8 +134,8 @@ std::string render_markdown_report(const ReportSource& src) {
       t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
                     std::to_string(c.spec.threads), format_seconds_short(c.stats.median),
                     // One sample has no interval: "-", as the terminal table
-                    c.stats.n < 2 ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
-                    c.stats.n < 2 ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
+                    !has_interval(c) ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
+                    !has_interval(c) ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
                     format_count(c.samples_per_s), peak_memory_text(c), fmt::format("{}", fmt::join(notes, "; "))});
     }
     out += md_table(t2, 3) + "\n";

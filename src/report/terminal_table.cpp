@@ -22,7 +22,7 @@ namespace {
 // The 95% CI column: +-X% for a near-symmetric interval; -a%/+b% once it is wide (a run-to-run
 // spread in log space is far from symmetric: x/2 to x*2 is -50%/+100%, not +-75%).
 std::string ci_cell(const CaseResult& c) {
-  if (c.stats.n < 2) return "-";
+  if (!has_interval(c)) return "-";
   if (c.relative_ci_half_width <= 0.2 || !(c.stats.median > 0)) return fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width);
   return fmt::format("-{:.0f}/+{:.0f}%", 100 * (1 - c.stats.ci_low / c.stats.median), 100 * (c.stats.ci_high / c.stats.median - 1));
 }

@@ -152,6 +152,28 @@ TEST(RunToRun, WidensANarrowIntervalAndTheSpeedupButKeepsAWideOne) {
   EXPECT_EQ(note.find("cnn"), std::string::npos) << note;
 }
 
+TEST(RunToRun, OneSampleGetsItsOnlyIntervalFromEarlierRuns) {
+  RunResult run;
+  run.context.host = "h";
+  run.context.torch_version = "2.11.0";
+  auto one = ok_case("transformer", "cpu", 14.0, 0);  // a 14 s step: one sample in the time allowed
+  one.stats.n = 1;
+  one.stats.ci_low = one.stats.ci_high = 0;
+  one.relative_ci_half_width = 0;
+  one.noisy = true;
+  run.cases.push_back(one);
+  EXPECT_FALSE(has_interval(run.cases[0]));
+  const std::vector<CaseHistoryPoint> history{point(1, one, 16.0), point(2, one, 13.4)};
+  EXPECT_EQ(apply_run_to_run(run, history), 1u);
+  const auto& c = run.cases[0];
+  ASSERT_TRUE(c.run_to_run);
+  EXPECT_TRUE(has_interval(c));
+  EXPECT_GT(c.stats.ci_low, 0);
+  EXPECT_LT(c.stats.ci_low, 13.4);
+  EXPECT_GT(c.stats.ci_high, 16.0);
+  EXPECT_NEAR(std::log(c.stats.ci_high / 14.0), c.run_to_run->half_width_log, 1e-12);
+}
+
 TEST(RunToRun, NoHistoryChangesNothing) {
   RunResult run;
   run.context.host = "h";
