@@ -106,8 +106,8 @@ std::string run_to_run_note(const RunResult& run) {
   std::size_t earlier = 0;
   for (const auto& c : run.cases)
     if (c.run_to_run && c.run_to_run->widened) {
-      parts.push_back(fmt::format("{} {} {} (+-{:.0f}%)", c.spec.workload, c.spec.device, c.spec.dtype,
-                                  100 * c.relative_ci_half_width));
+      parts.push_back(fmt::format("{} {} {} (-{:.0f}/+{:.0f}%)", c.spec.workload, c.spec.device, c.spec.dtype,
+                                  100 * (1 - c.stats.ci_low / c.stats.median), 100 * (c.stats.ci_high / c.stats.median - 1)));
       earlier = std::max(earlier, c.run_to_run->earlier_runs);
     }
   if (parts.empty()) return {};
