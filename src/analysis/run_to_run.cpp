@@ -6,26 +6,22 @@
 #include <cmath>
 #include <map>
 
+#include "core/durations.h"
+#include "core/rounds.h"
 #include "core/t_distribution.h"
 
 namespace accelbench {
 
 std::optional<RunToRun> run_to_run_spread(double median, const std::vector<double>& earlier) {
-  std::vector<double> logs;
+  std::vector<double> medians;
   for (double m : earlier)
-    if (m > 0 && std::isfinite(m)) logs.push_back(std::log(m));
-  if (logs.size() < kMinEarlierRuns || !(median > 0) || !std::isfinite(median)) return std::nullopt;
-  const std::size_t earlier_runs = logs.size();
-  logs.push_back(std::log(median));
-  double mean = 0;
-  for (double x : logs) mean += x;
-  mean /= static_cast<double>(logs.size());
-  double ss = 0;
-  for (double x : logs) ss += (x - mean) * (x - mean);
+    if (m > 0 && std::isfinite(m)) medians.push_back(m);
+  if (medians.size() < kMinEarlierRuns || !(median > 0) || !std::isfinite(median)) return std::nullopt;
   RunToRun r;
-  r.earlier_runs = earlier_runs;
-  r.sd_log = std::sqrt(ss / static_cast<double>(logs.size() - 1));
-  r.half_width_log = t_quantile_95(logs.size() - 1) * r.sd_log * std::sqrt(2.0);
+  r.earlier_runs = medians.size();
+  medians.push_back(median);
+  r.sd_log = sd_log(medians);
+  r.half_width_log = t_quantile_95(medians.size() - 1) * r.sd_log * std::sqrt(2.0);
   return r;
 }
 
@@ -49,10 +45,10 @@ std::vector<double> earlier_medians(const CaseResult& c, const std::vector<CaseH
 }
 
 namespace {
-// The case's interval in log space around its median: the larger of its two sides.
-double half_width_log(const CaseResult& c) {
-  if (!(c.stats.median > 0) || !(c.stats.ci_low > 0) || !(c.stats.ci_high > 0)) return 0;
-  return std::max(std::log(c.stats.median / c.stats.ci_low), std::log(c.stats.ci_high / c.stats.median));
+// An interval in log space around its centre: the larger of its two sides (0 when not positive).
+double half_width_log(double center, double low, double high) {
+  if (!(center > 0) || !(low > 0) || !(high > 0)) return 0;
+  return std::max(std::log(center / low), std::log(high / center));
 }
 
 std::string key(const std::string& workload, const std::string& device, const std::string& dtype, std::int64_t batch) {
@@ -70,7 +66,7 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
     history_half[key(c.spec.workload, c.spec.device, c.spec.dtype, c.spec.batch_size)] = spread->half_width_log;
     // One sample has no interval of its own: the earlier runs give it one.
     const bool own = c.stats.n >= 2 && c.stats.ci_low > 0 && c.stats.ci_high > 0;
-    if (!own || spread->half_width_log > half_width_log(c)) {
+    if (!own || spread->half_width_log > half_width_log(c.stats.median, c.stats.ci_low, c.stats.ci_high)) {
       spread->widened = true;
       ++widened;
       const double low = c.stats.median * std::exp(-spread->half_width_log);
@@ -92,7 +88,7 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
     const double ha = a == history_half.end() ? 0 : a->second, hb = b == history_half.end() ? 0 : b->second;
     const double h = std::sqrt(ha * ha + hb * hb);
     if (!(s.ratio > 0) || !(s.ci_low > 0) || !(s.ci_high > 0)) continue;
-    if (h > std::max(std::log(s.ratio / s.ci_low), std::log(s.ci_high / s.ratio))) {
+    if (h > half_width_log(s.ratio, s.ci_low, s.ci_high)) {
       s.ci_low = std::min(s.ci_low, s.ratio * std::exp(-h));
       s.ci_high = std::max(s.ci_high, s.ratio * std::exp(h));
       s.widened_by_history = true;
@@ -106,8 +102,8 @@ std::string run_to_run_note(const RunResult& run) {
   std::size_t earlier = 0;
   for (const auto& c : run.cases)
     if (c.run_to_run && c.run_to_run->widened) {
-      parts.push_back(fmt::format("{} {} {} (-{:.0f}/+{:.0f}%)", c.spec.workload, c.spec.device, c.spec.dtype,
-                                  100 * (1 - c.stats.ci_low / c.stats.median), 100 * (c.stats.ci_high / c.stats.median - 1)));
+      parts.push_back(fmt::format("{} {} {} ({})", c.spec.workload, c.spec.device, c.spec.dtype,
+                                  format_relative_interval(c.stats.median, c.stats.ci_low, c.stats.ci_high)));
       earlier = std::max(earlier, c.run_to_run->earlier_runs);
     }
   if (parts.empty()) return {};

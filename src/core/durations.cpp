@@ -102,6 +102,10 @@ std::string format_ratio_ci(const RatioEstimate& r) { return format_ratio_ci(r.r
 
 std::string format_interval(double low, double high) { return fmt::format("{:.3g} - {:.3g}", low, high); }
 
+std::string format_relative_interval(double center, double low, double high) {
+  return fmt::format("-{:.0f}/+{:.0f}%", 100 * (1 - low / center), 100 * (high / center - 1));
+}
+
 std::string format_count(double v) {
   if (!std::isfinite(v)) return "-";
   const double a = std::abs(v);

@@ -30,6 +30,9 @@ std::string format_ratio_ci(double ratio, double low, double high);
 std::string format_ratio_ci(const RatioEstimate& r);
 // An interval's bounds alone, for a table that shows the estimate in its own column: "1.23 - 1.45".
 std::string format_interval(double low, double high);
+// An interval around `center` in per cent of it, each side apart: "-43/+76%" (a wide interval from
+// log space is far from symmetric).
+std::string format_relative_interval(double center, double low, double high);
 std::string format_count(double value);             // "12.3k", "4.5M"
 
 }  // namespace accelbench

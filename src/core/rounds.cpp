@@ -50,17 +50,6 @@ std::vector<double> medians_of(const std::vector<std::vector<double>>& rounds) {
   return out;
 }
 
-// Sample sd of log(x) (0 for fewer than two values).
-double sd_log(const std::vector<double>& x) {
-  if (x.size() < 2) return 0;
-  double mean = 0;
-  for (double v : x) mean += std::log(v);
-  mean /= static_cast<double>(x.size());
-  double ss = 0;
-  for (double v : x) ss += (std::log(v) - mean) * (std::log(v) - mean);
-  return std::sqrt(ss / static_cast<double>(x.size() - 1));
-}
-
 // One two-level resample: R rounds drawn with replacement, each round's samples drawn with
 // replacement within it; returns the median of the pool.
 double two_level_resample_median(const std::vector<std::vector<double>>& rounds, std::mt19937_64& rng,
@@ -90,6 +79,16 @@ std::pair<double, double> percentile_interval(std::vector<double> reps, double c
 
 double upper_quantile_level(double confidence) { return 1.0 - (1.0 - confidence) / 2.0; }
 }  // namespace
+
+double sd_log(const std::vector<double>& x) {
+  if (x.size() < 2) return 0;
+  double mean = 0;
+  for (double v : x) mean += std::log(v);
+  mean /= static_cast<double>(x.size());
+  double ss = 0;
+  for (double v : x) ss += (std::log(v) - mean) * (std::log(v) - mean);
+  return std::sqrt(ss / static_cast<double>(x.size() - 1));
+}
 
 HierarchicalEstimate median_ci_hierarchical(const Rounds& rounds, double confidence, int resamples, std::uint64_t seed) {
   const auto rs = non_empty_rounds(rounds);

@@ -27,6 +27,9 @@
 
 namespace accelbench {
 
+// Sample sd of log(x), x positive (0 for fewer than two values).
+double sd_log(const std::vector<double>& x);
+
 // samples[r]: the per-step samples of round r (seconds, or any positive figure).
 struct Rounds {
   std::vector<std::vector<double>> samples;

@@ -24,7 +24,7 @@ namespace {
 std::string ci_cell(const CaseResult& c) {
   if (!has_interval(c)) return "-";
   if (c.relative_ci_half_width <= 0.2 || !(c.stats.median > 0)) return fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width);
-  return fmt::format("-{:.0f}/+{:.0f}%", 100 * (1 - c.stats.ci_low / c.stats.median), 100 * (c.stats.ci_high / c.stats.median - 1));
+  return format_relative_interval(c.stats.median, c.stats.ci_low, c.stats.ci_high);
 }
 
 
