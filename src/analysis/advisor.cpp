@@ -17,8 +17,8 @@ namespace accelbench {
 
 namespace {
 std::string subject_of(const CaseResult& c) {
-  return c.spec.dtype == "float32" ? fmt::format("{} on {}", c.spec.workload, c.spec.device)
-                                   : fmt::format("{} on {} ({})", c.spec.workload, c.spec.device, c.spec.dtype);
+  return c.spec.dtype == "float32" ? fmt::format("{} on {}", model_label(c.spec), c.spec.device)
+                                   : fmt::format("{} on {} ({})", model_label(c.spec), c.spec.device, c.spec.dtype);
 }
 std::string pct(double x) { return fmt::format("{:.1f}%", 100 * x); }
 
@@ -376,17 +376,38 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
 
 // Rule 4b: launch-bound, from the device's busy time measured with its queue held
 // (CaseResult::device_busy_fraction): the host's launches set the pace, not the accelerator.
-void advise_launch_bound(const CaseResult& c, std::vector<Advice>& out) {
+// With --graphs the graphs case of the same model measured what one launch a step gives: quoted.
+void advise_launch_bound(const RunResult& run, const CaseResult& c, std::vector<Advice>& out) {
   if (!c.launch_bound || !c.device_busy_fraction) return;
   const double busy_s = *c.device_busy_fraction * c.stats.median;
+  std::vector<std::string> evidence{"device_busy=" + pct(*c.device_busy_fraction),
+                                    "device_busy_time=" + format_seconds_short(busy_s),
+                                    "step=" + format_seconds_short(c.stats.median)};
+  std::string remedy = "a larger batch (the same launches, more work each), fewer and fused kernels, or the whole step "
+                       "in a CUDA graph (one launch; --graphs measures it) would";
+  if (c.spec.graphs) {
+    remedy = "the step is already one graph launch: the gaps are inside the graph (small kernels one after another); "
+             "a larger batch or fewer, fused kernels would help";
+  } else {
+    auto graphs = c.spec;
+    graphs.graphs = true;
+    const auto g = std::find_if(run.graph_speedups.begin(), run.graph_speedups.end(), [&](const Speedup& s) {
+      return s.model == model_label(graphs) && s.device == c.spec.device && s.dtype == c.spec.dtype && s.batch_size == c.spec.batch_size;
+    });
+    if (g != run.graph_speedups.end()) {
+      const auto figure = format_ratio_ci(g->ratio, g->ci_low, g->ci_high);
+      remedy = fmt::format("the whole step in a CUDA graph, measured here: {} -> {} a step ({}); or a larger batch (the "
+                           "same launches, more work each)",
+                           format_seconds_short(c.stats.median), format_seconds_short(c.stats.median / g->ratio), figure);
+      evidence.push_back("graphs_speedup=" + figure);
+    }
+  }
   out.push_back({"launch-bound", subject_of(c),
                  fmt::format("the device is busy {} of each step ({} of {}): the host's kernel launches, not the "
-                             "accelerator, set the speed, so a faster accelerator would not help; a larger batch (the same "
-                             "launches, more work each), fewer and fused kernels, or the whole step in a CUDA graph (one "
-                             "launch) would",
-                             pct(*c.device_busy_fraction), format_seconds_short(busy_s), format_seconds_short(c.stats.median)),
-                 {"device_busy=" + pct(*c.device_busy_fraction), "device_busy_time=" + format_seconds_short(busy_s),
-                  "step=" + format_seconds_short(c.stats.median)}});
+                             "accelerator, set the speed, so a faster accelerator would not help; {}",
+                             pct(*c.device_busy_fraction), format_seconds_short(busy_s), format_seconds_short(c.stats.median),
+                             remedy),
+                 evidence});
 }
 
 // Rule 5: a lower precision measured beside float32: quote the gain and the loss it reached.
@@ -448,7 +469,7 @@ std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, cons
     advise_case(run, c, out);
     // One launch-bound advice per subject: in a sweep, its last point (a batch sweep's largest batch).
     std::erase_if(out, [&](const Advice& a) { return a.rule == "launch-bound" && a.subject == subject_of(c); });
-    advise_launch_bound(c, out);
+    advise_launch_bound(run, c, out);
     if (sweep_kind != "precision") advise_precision_case(run, c, out);  // a precision sweep has its own rules
   }
   one_per_finding(out);

@@ -8,7 +8,7 @@ namespace accelbench {
 
 namespace {
 bool same_case(const CaseHistoryPoint& p, const CaseSpec& c) {
-  return p.workload == c.workload && p.device == c.device && p.dtype == c.dtype && p.batch_size == c.batch_size;
+  return p.is_case(c);
 }
 const CaseHistoryPoint* newest_of(const CaseSpec& c, const std::vector<CaseHistoryPoint>& history) {
   const CaseHistoryPoint* last = nullptr;  // history is oldest first: the last match is the newest

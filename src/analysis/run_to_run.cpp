@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "core/durations.h"
@@ -29,8 +30,7 @@ std::vector<double> earlier_medians(const CaseResult& c, const std::vector<CaseH
                                     const std::string& host, const std::string& torch_version) {
   std::vector<const CaseHistoryPoint*> same;
   for (const auto& p : history)
-    if (p.host == host && p.torch_version == torch_version && p.workload == c.spec.workload && p.device == c.spec.device &&
-        p.dtype == c.spec.dtype && p.batch_size == c.spec.batch_size && p.threads == c.spec.threads && p.median > 0)
+    if (p.host == host && p.torch_version == torch_version && p.is_case(c.spec) && p.threads == c.spec.threads && p.median > 0)
       same.push_back(&p);
   std::stable_sort(same.begin(), same.end(), [](const auto* a, const auto* b) { return a->run_id > b->run_id; });
   std::vector<double> medians;
@@ -51,6 +51,13 @@ double half_width_log(double center, double low, double high) {
   return std::max(std::log(center / low), std::log(high / center));
 }
 
+// "mlp[graphs]" -> "mlp", "mlp[width=8,graphs]" -> "mlp[width=8]": the label of the eager case.
+std::string eager_label(std::string label) {
+  for (const char* part : {",graphs]", "[graphs]"})
+    if (const auto at = label.find(part); at != std::string::npos) label.replace(at, std::strlen(part), part[0] == ',' ? "]" : "");
+  return label;
+}
+
 std::string key(const std::string& workload, const std::string& device, const std::string& dtype, std::int64_t batch) {
   return fmt::format("{}\x1f{}\x1f{}\x1f{}", workload, device, dtype, batch);
 }
@@ -63,7 +70,7 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
     if (!c.ok() || c.stats.n < 1) continue;  // one sample: the earlier runs give it its only interval
     auto spread = run_to_run_spread(c.stats.median, earlier_medians(c, history, run.context.host, run.context.torch_version));
     if (!spread) continue;
-    history_half[key(c.spec.workload, c.spec.device, c.spec.dtype, c.spec.batch_size)] = spread->half_width_log;
+    history_half[key(model_label(c.spec), c.spec.device, c.spec.dtype, c.spec.batch_size)] = spread->half_width_log;
     // One sample has no interval of its own: the earlier runs give it one.
     const bool own = c.stats.n >= 2 && c.stats.ci_low > 0 && c.stats.ci_high > 0;
     if (!own || spread->half_width_log > half_width_log(c.stats.median, c.stats.ci_low, c.stats.ci_high)) {
@@ -81,9 +88,15 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
     }
     c.run_to_run = spread;
   }
-  for (auto& s : run.speedups) {
-    const auto a = history_half.find(key(s.workload, s.baseline_device, s.dtype, s.batch_size));
-    const auto b = history_half.find(key(s.workload, s.device, s.dtype, s.batch_size));
+  std::vector<Speedup*> speedups;
+  for (auto& s : run.speedups) speedups.push_back(&s);
+  for (auto& s : run.graph_speedups) speedups.push_back(&s);  // the eager case on the same device as baseline
+  for (Speedup* sp : speedups) {
+    auto& s = *sp;
+    // The baseline is the CPU's eager case: the model's label without "graphs".
+    const std::string label = s.model.empty() ? s.workload : s.model;
+    const auto a = history_half.find(key(eager_label(label), s.baseline_device, s.dtype, s.batch_size));
+    const auto b = history_half.find(key(label, s.device, s.dtype, s.batch_size));
     if (a == history_half.end() && b == history_half.end()) continue;
     const double ha = a == history_half.end() ? 0 : a->second, hb = b == history_half.end() ? 0 : b->second;
     const double h = std::sqrt(ha * ha + hb * hb);

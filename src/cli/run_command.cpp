@@ -40,6 +40,7 @@ nlohmann::json settings_json(const RunFlags& o, const CLI::App& cmd, const RunRe
                           {"cooldown_s", req.cooldown_s},
                           {"width", o.width},
                           {"checkpoint", o.checkpoint},
+                          {"graphs", o.graphs},
                           {"parity_steps", o.parity_steps},
                           {"rounds", run_request.timing.rounds},
                           {"rounds_in", run_request.timing.in_process_rounds ? "this process" : "fresh child processes"},
@@ -192,6 +193,9 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--width", o->width, "mlp hidden width (default 1024)");
   cmd->add_flag("--checkpoint", o->checkpoint,
                 "Gradient checkpointing of the encoder blocks (transformer, bert-base): less memory, more compute");
+  cmd->add_flag("--graphs", o->graphs,
+                "Also measure each model with its whole training step captured as one CUDA graph and replayed (beside "
+                "the eager step, on the CUDA devices)");
   cmd->add_option("--parity-steps", o->parity_steps,
                   "Numerical parity beside each speed-up: train K steps on the device and on the CPU from the same weights "
                   "and batches (dropout off) and compare the losses and gradient norms; 0: off")

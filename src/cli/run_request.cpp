@@ -17,6 +17,18 @@ namespace accelbench {
 
 namespace {
 
+// --graphs: the devices that can capture a step graph; UsageError naming why when none can.
+std::vector<std::string> graph_devices(const std::vector<std::string>& devices) {
+  std::vector<std::string> can, refusals;
+  for (const auto& d : devices) {
+    const auto refusal = engine::graphs_refusal(d);
+    if (refusal.empty()) can.push_back(d);
+    else refusals.push_back(refusal);
+  }
+  if (can.empty()) throw UsageError(fmt::format("--graphs: {}", fmt::join(refusals, "; ")));
+  return can;
+}
+
 // The plan's lists and figures, checked; the CPU cases and every device's precisions too.
 PlanRequest checked_plan_request(const RunFlags& o, const CLI::App& cmd) {
   check_batch_size(o.batch_size);
@@ -37,6 +49,7 @@ PlanRequest checked_plan_request(const RunFlags& o, const CLI::App& cmd) {
   req.threads = o.threads;
   req.width = o.width;
   req.checkpoint = o.checkpoint;
+  if (o.graphs) req.graph_devices = graph_devices(req.devices);
   return req;
 }
 
@@ -87,7 +100,7 @@ RunRequest make_run_request(const RunFlags& o, const CLI::App& cmd) {
   // Check the inputs each workload will read (data files, variants) before measuring anything.
   for (const auto& t : plan_request.dtypes)
     for (const auto& m : plan_request.models)
-      engine::validate_case(CaseSpec{m, "", t, o.batch_size, o.threads, o.width, o.checkpoint}, o.inputs);
+      engine::validate_case(CaseSpec{m, "", t, o.batch_size, o.threads, o.width, o.checkpoint, o.graphs}, o.inputs);
   const bool has_bert = std::find(plan_request.models.begin(), plan_request.models.end(), "bert-base") != plan_request.models.end();
   if (o.quick && has_bert) {
     // A bert-base step at batch 64, sequence 128 takes tens of seconds on a small CPU.

@@ -28,6 +28,7 @@ struct RunFlags {
   WorkloadInputs inputs;
   std::int64_t width = 0;
   bool checkpoint = false;
+  bool graphs = false;
   int parity_steps = 5;
   double telemetry_hz = 20;
   int epochs = 1;

@@ -26,6 +26,8 @@ void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set
   cmd->add_option("--width", o.width, "mlp hidden width (default 1024)");
   cmd->add_flag("--checkpoint", o.checkpoint,
                 "Gradient checkpointing of the encoder blocks (transformer, bert-base): less memory, more compute");
+  if (set & kSweepDeviceOption)
+    cmd->add_flag("--graphs", o.graphs, "Each point with its whole training step captured as one CUDA graph and replayed");
   add_timing_options(cmd, o.timing, "point");
   add_workload_input_options(cmd, o.inputs);
   cmd->add_option("--json", o.json_path, "Write the sweep (run schema plus a \"sweep\" block) to this JSON file, point by point (tables stay on stdout)");
@@ -47,6 +49,7 @@ nlohmann::json settings_of(const SweepCommonOptions& o, const SweepSetup& s, con
           {"threads", o.threads == 0 ? engine::host_threads() : o.threads},
           {"width", o.width},
           {"checkpoint", o.checkpoint},
+          {"graphs", o.graphs},
           {"ci_target", st.stopping.ci_target},
           {"confidence", st.stopping.confidence},
           {"min_samples", st.stopping.min_samples},
@@ -93,6 +96,7 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   b.threads = o.threads;
   b.width = o.width;
   b.checkpoint = o.checkpoint;
+  b.graphs = o.graphs;
   if (set & kSweepDeviceOption) {
     b.device = engine::describe_device(o.device).id;  // opens it: UsageError naming the devices when unknown
     engine::check_precision(b.dtype, b.device);

@@ -32,6 +32,7 @@ struct SweepCommonOptions {
   int threads = 0;
   std::int64_t width = 0;
   bool checkpoint = false;
+  bool graphs = false;       // --graphs (sweeps with a device)
   WorkloadInputs inputs;
   TimingFlags timing{0.02, 10, "0.5s", "1m", "5m", "1ms", false};
   std::string json_path;

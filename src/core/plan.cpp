@@ -12,7 +12,14 @@ Plan make_plan(const PlanRequest& req) {
   if (std::find(req.devices.begin(), req.devices.end(), "cpu") != req.devices.end()) order.push_back("cpu");
   for (const auto& m : req.models)
     for (const auto& t : req.dtypes)
-      for (const auto& d : order) p.cases.push_back(CaseSpec{m, d, t, req.batch_size, req.threads, req.width, req.checkpoint});
+      for (const auto& d : order) {
+        const CaseSpec eager{m, d, t, req.batch_size, req.threads, req.width, req.checkpoint};
+        p.cases.push_back(eager);
+        if (std::find(req.graph_devices.begin(), req.graph_devices.end(), d) == req.graph_devices.end()) continue;
+        auto graphs = eager;
+        graphs.graphs = true;
+        p.cases.push_back(graphs);
+      }
   return p;
 }
 

@@ -15,6 +15,8 @@ struct PlanRequest {
   std::vector<std::string> dtypes{"float32"};
   std::int64_t width = 0;      // mlp hidden width (0: its own)
   bool checkpoint = false;     // gradient checkpointing (transformer, bert-base)
+  // --graphs: the devices (of `devices`) that also get a graphs case right after each eager one.
+  std::vector<std::string> graph_devices;
 };
 
 struct Plan {

@@ -25,9 +25,11 @@ struct CaseSpec {
   int threads = 0;              // CPU intra-op threads used during the case
   std::int64_t width = 0;       // mlp hidden width (--width); 0: the workload's own (1024)
   bool checkpoint = false;      // gradient checkpointing of the encoder blocks (--checkpoint)
+  bool graphs = false;          // the whole training step replayed as one device graph (--graphs)
 };
 
-// "mlp", "mlp[width=4096]", "transformer[checkpoint]": the workload with what changes its model.
+// "mlp", "mlp[width=4096]", "transformer[checkpoint]", "mlp[graphs]": the workload with what
+// changes its model or how its step is launched.
 std::string model_label(const CaseSpec& spec);
 
 // Memory during a case. Every field is optional: a backend that cannot tell leaves it empty.
@@ -242,14 +244,20 @@ struct RunResult {
   RunContext context;
   std::vector<CaseResult> cases;
   std::vector<Speedup> speedups;
+  // Each graphs case (--graphs) over the eager case of the same model on its device: baseline_device
+  // is that device, model the graphs case's label ("mlp[graphs]").
+  std::vector<Speedup> graph_speedups;
   double wall_s = 0;
 };
 
 // The case's samples split by round (rounds[i].samples each, in order); one round when it has none.
 Rounds samples_by_round(const CaseResult& c);
 
-// Speed-ups of every accelerator case over the CPU case of the same workload, dtype and batch.
+// Speed-ups of every accelerator case over the CPU case of the same workload, dtype and batch (the
+// CPU's eager step: a graphs case is compared with it too).
 std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases);
+// Speed-ups of every graphs case over the eager case of the same model, dtype and batch on its device.
+std::vector<Speedup> compute_graph_speedups(const std::vector<CaseResult>& cases);
 
 // JSON (the schema above). from_json accepts what to_json writes; throws std::runtime_error with
 // a one-line message on another schema.

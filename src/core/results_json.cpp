@@ -40,6 +40,7 @@ std::optional<RunToRun> run_to_run_from_json(const json& j) {
 void to_json(json& j, const CaseSpec& v) {
   j = json{{"workload", v.workload}, {"device", v.device}, {"dtype", v.dtype},
            {"batch_size", v.batch_size}, {"threads", v.threads}, {"width", v.width}, {"checkpoint", v.checkpoint}};
+  if (v.graphs) j["graphs"] = true;
 }
 void from_json(const json& j, CaseSpec& v) {
   required_string(j, "workload", v.workload);
@@ -50,6 +51,7 @@ void from_json(const json& j, CaseSpec& v) {
   get_if(j, "threads", v.threads);
   get_if(j, "width", v.width);
   get_if(j, "checkpoint", v.checkpoint);
+  get_if(j, "graphs", v.graphs);
 }
 
 const char* to_string(CaseStatus status) { return status == CaseStatus::ok ? "ok" : "failed"; }
@@ -85,6 +87,7 @@ std::string model_label(const CaseSpec& spec) {
   std::string extra;
   if (spec.width > 0) extra = "width=" + std::to_string(spec.width);
   if (spec.checkpoint) extra += std::string(extra.empty() ? "" : ",") + "checkpoint";
+  if (spec.graphs) extra += std::string(extra.empty() ? "" : ",") + "graphs";
   return extra.empty() ? spec.workload : spec.workload + "[" + extra + "]";
 }
 
@@ -143,6 +146,7 @@ void to_json(json& j, const CaseResult& v) {
            {"threads", v.spec.threads},
            {"width", v.spec.width},
            {"checkpoint", v.spec.checkpoint},
+           {"graphs", v.spec.graphs},
            {"status", to_string(v.status)},
            {"failure", to_string(v.failure)},
            {"error", v.error},
@@ -361,6 +365,7 @@ void from_json(const json& j, RunContext& v) {
 void to_json(json& j, const RunResult& v) {
   j = json{{"schema", v.schema}, {"command", v.command}, {"context", v.context},
            {"wall_s", v.wall_s}, {"speedups", v.speedups}, {"cases", v.cases}};
+  if (!v.graph_speedups.empty()) j["graph_speedups"] = v.graph_speedups;
 }
 void from_json(const json& j, RunResult& v) {
   if (!j.is_object() || !j.contains("schema"))
@@ -400,6 +405,7 @@ void from_json(const json& j, RunResult& v) {
   if (!j.contains("cases")) throw std::runtime_error("no \"cases\": not a run's results");
   read_array("cases", v.cases);
   read_array("speedups", v.speedups);
+  read_array("graph_speedups", v.graph_speedups);
 }
 
 Rounds samples_by_round(const CaseResult& c) {
@@ -415,27 +421,49 @@ Rounds samples_by_round(const CaseResult& c) {
   return out;
 }
 
+namespace {
+// `c` over `base`: by the rounds' hierarchical bootstrap when both have rounds (the next run's
+// variation), else by the samples'.
+Speedup speedup_over(const CaseResult& base, const CaseResult& c, const std::string& baseline_device) {
+  const bool by_rounds = base.rounds.size() >= 2 && c.rounds.size() >= 2;
+  double ratio = 0, low = 0, high = 0;
+  if (by_rounds) {
+    const auto r = ratio_of_medians_hierarchical(samples_by_round(base), samples_by_round(c));
+    ratio = r.ratio, low = r.low, high = r.high;
+  } else {
+    const auto r = ratio_of_medians(base.samples, c.samples);
+    ratio = r.ratio, low = r.low, high = r.high;
+  }
+  return Speedup{c.spec.workload, c.spec.device, baseline_device, c.spec.batch_size, c.spec.dtype,
+                 ratio, low, high, model_label(c.spec), std::nullopt};
+}
+
+bool same_model(const CaseSpec& a, const CaseSpec& b) {
+  return a.workload == b.workload && a.dtype == b.dtype && a.batch_size == b.batch_size && a.width == b.width &&
+         a.checkpoint == b.checkpoint;
+}
+}  // namespace
+
 std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases) {
   std::vector<Speedup> out;
   for (const auto& c : cases) {
     if (!c.ok() || c.spec.device == "cpu" || c.samples.empty()) continue;
     auto base = std::find_if(cases.begin(), cases.end(), [&](const CaseResult& b) {
-      return b.ok() && b.spec.device == "cpu" && b.spec.workload == c.spec.workload &&
-             b.spec.dtype == c.spec.dtype && b.spec.batch_size == c.spec.batch_size && b.spec.width == c.spec.width &&
-             b.spec.checkpoint == c.spec.checkpoint && !b.samples.empty();
+      return b.ok() && b.spec.device == "cpu" && !b.spec.graphs && same_model(b.spec, c.spec) && !b.samples.empty();
     });
-    if (base == cases.end()) continue;
-    // Rounds on both sides: the rounds' interval (the next run's variation); else the samples'.
-    const bool by_rounds = base->rounds.size() >= 2 && c.rounds.size() >= 2;
-    if (by_rounds) {
-      const auto r = ratio_of_medians_hierarchical(samples_by_round(*base), samples_by_round(c));
-      out.push_back(Speedup{c.spec.workload, c.spec.device, "cpu", c.spec.batch_size, c.spec.dtype,
-                            r.ratio, r.low, r.high, model_label(c.spec), std::nullopt});
-      continue;
-    }
-    const auto r = ratio_of_medians(base->samples, c.samples);
-    out.push_back(Speedup{c.spec.workload, c.spec.device, "cpu", c.spec.batch_size, c.spec.dtype,
-                          r.ratio, r.low, r.high, model_label(c.spec), std::nullopt});
+    if (base != cases.end()) out.push_back(speedup_over(*base, c, "cpu"));
+  }
+  return out;
+}
+
+std::vector<Speedup> compute_graph_speedups(const std::vector<CaseResult>& cases) {
+  std::vector<Speedup> out;
+  for (const auto& c : cases) {
+    if (!c.ok() || !c.spec.graphs || c.samples.empty()) continue;
+    auto eager = std::find_if(cases.begin(), cases.end(), [&](const CaseResult& b) {
+      return b.ok() && !b.spec.graphs && b.spec.device == c.spec.device && same_model(b.spec, c.spec) && !b.samples.empty();
+    });
+    if (eager != cases.end()) out.push_back(speedup_over(*eager, c, c.spec.device));
   }
   return out;
 }

@@ -55,7 +55,7 @@ std::string point_line(std::int64_t batch, PointOutcome outcome, const CaseResul
 SweepOutcome run_batch_sweep(const BatchSweepRequest& r, const SweepEnvironment& env) {
   SweepRunner runner(env);
   runner.printer().plan(fmt::format("batch sweep of {} on {} ({}): doubling from {} to {}{}, {}, CI target +-{:.1f}%{}",
-                                    r.base.workload, r.base.device, r.base.dtype, r.from, r.to,
+                                    model_label(r.base), r.base.device, r.base.dtype, r.from, r.to,
                                     r.to_default ? " (the default end)" : "", runner.budget_text(),
                                     100 * r.options.settings.stopping.ci_target,
                                     r.isolated ? ", each point in a child process" : ", in this process"));

@@ -41,7 +41,7 @@ std::string point_line(const PrecisionSweepPoint& p, const CaseResult& result) {
 
 SweepOutcome run_precision_sweep(const PrecisionSweepRequest& r, const SweepEnvironment& env) {
   SweepRunner runner(env);
-  runner.printer().plan(fmt::format("precision sweep of {} on {} at batch {}: {}; parity after {} steps; {}", r.base.workload,
+  runner.printer().plan(fmt::format("precision sweep of {} on {} at batch {}: {}; parity after {} steps; {}", model_label(r.base),
                                     r.base.device, r.base.batch_size, fmt::join(r.precisions, ", "), r.parity_steps,
                                     runner.budget_text()));
   PrecisionSweep s;

@@ -31,7 +31,7 @@ void plan(const SettingSweepRequest& r, Printer& printer) {
   std::vector<int> workers;
   for (int w : r.settings)
     if (w != kStagedWorkers) workers.push_back(w);
-  printer.plan(fmt::format("workers sweep of {} on {} at batch {}: staged, then {} workers", r.base.workload, r.base.device,
+  printer.plan(fmt::format("workers sweep of {} on {} at batch {}: staged, then {} workers", model_label(r.base), r.base.device,
                            r.base.batch_size, fmt::join(workers, ", ")));
 }
 

@@ -14,6 +14,7 @@
 #include "core/drift.h"
 #include "core/errors.h"
 #include "device/device.h"
+#include "engine/graphed_task.h"
 #include "optim/autocast.h"
 #include "telemetry/sampler.h"
 #include "workloads/workload.h"
@@ -59,6 +60,7 @@ class CaseMeasurement {
     try {
       Tf32Guard tf32(parse_precision(spec_.dtype).tf32);  // tfloat32: TF32 matmuls for this case only
       build();
+      capture_graph();
       warm_up();
       choose_steps_per_sample();
       sample();
@@ -136,6 +138,18 @@ class CaseMeasurement {
       telemetry_.emplace(telemetry_sources_for(spec_.device), SamplerOptions{.hz = settings_.telemetry_hz});
       telemetry_->start();
     }
+  }
+
+  // --graphs: the whole step captured as one device graph after a few eager steps; from here on each
+  // step is a replay (engine/graphed_task.h). A step that cannot be captured fails the case with
+  // the reason: it is never measured eagerly instead.
+  void capture_graph() {
+    if (!spec_.graphs) return;
+    report("capture", 0, INFINITY);
+    task_ = capture_training_step(std::move(task_), device_.torch_device());
+    r_.optimizer = task_->optimizer_description();
+    r_.pipeline = task_->pipeline_description();
+    phases_ = false;
   }
 
   // Until the step time stops moving, bounded by a share of the case's time.
@@ -383,6 +397,7 @@ WorkloadOptions workload_options_for(const CaseSpec& spec, Device& device, const
   wo.dtype = spec.dtype;
   wo.width = spec.width;
   wo.checkpoint = spec.checkpoint;
+  wo.graphs = spec.graphs;
   wo.inputs = inputs;
   return wo;
 }

@@ -9,6 +9,8 @@
 #include <c10/util/Exception.h>
 
 #include "device/device.h"
+#include "core/errors.h"
+#include "device/step_graph.h"
 #include "device/memory_limit.h"
 #include "engine/case_measurement.h"
 #include "engine/parity.h"
@@ -64,11 +66,19 @@ double probe_step_s(const CaseSpec& spec, const WorkloadInputs& inputs) {
   return step;
 }
 
+std::string graphs_refusal(const std::string& device_id) {
+  const auto refusal = step_graph_refusal(c10::Device(device_id).type());
+  return refusal.empty() ? refusal : device_id + ": " + refusal;
+}
+
 void validate_case(const CaseSpec& spec, const WorkloadInputs& inputs) {
+  if (spec.graphs && !spec.device.empty())
+    if (const auto refusal = graphs_refusal(spec.device); !refusal.empty()) throw UsageError("--graphs: " + refusal);
   WorkloadOptions check;
   check.dtype = spec.dtype;
   check.width = spec.width;
   check.checkpoint = spec.checkpoint;
+  check.graphs = spec.graphs;
   check.inputs = inputs;
   validate_workload_options(*make_workload(spec.workload, inputs), check);
 }

@@ -37,6 +37,10 @@ std::string canonical_precision(const std::string& name);
 void check_precision(const std::string& precision, const std::string& device_id);
 std::vector<std::string> precisions_for(const std::string& device_id);
 
+// --graphs: why `device_id` cannot capture a training step as a graph ("" when it can: CUDA in a
+// build with the CUDA-specific code).
+std::string graphs_refusal(const std::string& device_id);
+
 // The checks of a case's inputs before anything is measured (--width, --checkpoint where the
 // workload has them, data files, variants, the text file). UsageError (one line).
 void validate_case(const CaseSpec& spec, const WorkloadInputs& inputs);

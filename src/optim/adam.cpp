@@ -78,7 +78,14 @@ void Adam::step_impl(const at::Tensor* grad_scale, const at::Tensor* found_inf) 
   std::optional<at::Tensor> scale, inf;
   if (grad_scale) scale = *grad_scale;
   if (found_inf) inf = *found_inf;
-  if (config_.decoupled_weight_decay) {
+  if (lr_tensor_.defined()) {
+    if (config_.decoupled_weight_decay)
+      at::_fused_adamw_(ps, gs, m, v, {}, st, lr_tensor_, config_.beta1, config_.beta2, config_.weight_decay,
+                        config_.eps, /*amsgrad=*/false, /*maximize=*/false, scale, inf);
+    else
+      at::_fused_adam_(ps, gs, m, v, {}, st, lr_tensor_, config_.beta1, config_.beta2, config_.weight_decay,
+                       config_.eps, /*amsgrad=*/false, /*maximize=*/false, scale, inf);
+  } else if (config_.decoupled_weight_decay) {
     at::_fused_adamw_(ps, gs, m, v, {}, st, config_.lr, config_.beta1, config_.beta2, config_.weight_decay,
                       config_.eps, /*amsgrad=*/false, /*maximize=*/false, scale, inf);
   } else {
@@ -90,6 +97,19 @@ void Adam::step_impl(const at::Tensor* grad_scale, const at::Tensor* found_inf) 
     const std::vector<at::Tensor> infs(st.size(), *found_inf);
     at::_foreach_sub_(st, infs);
   }
+}
+
+void Adam::use_lr_tensor() {
+  TORCH_CHECK(fused_, "Adam::use_lr_tensor needs the fused kernel");
+  if (lr_tensor_.defined() || params_.empty()) return;
+  lr_tensor_ = at::full({}, config_.lr, params_.front().options().dtype(at::kFloat));
+  lr_loaded_ = config_.lr;
+}
+
+void Adam::load_lr_tensor() {
+  if (!lr_tensor_.defined() || lr_loaded_ == config_.lr) return;
+  lr_tensor_.fill_(config_.lr);
+  lr_loaded_ = config_.lr;
 }
 
 void Adam::zero_grad() {

@@ -32,6 +32,11 @@ class Adam {
   void step_scaled(const at::Tensor& grad_scale, const at::Tensor& found_inf);
   void zero_grad();                 // sets gradients to none, as Python's default
   void set_lr(double lr) { config_.lr = lr; }
+  // Graph capture (--graphs): the fused kernel reads the learning rate from a device tensor, so
+  // that a captured step follows set_lr(); load_lr_tensor() copies the value in (outside the graph,
+  // a fill only when it changed). Fused kernels only.
+  void use_lr_tensor();
+  void load_lr_tensor();
   double lr() const { return config_.lr; }
   bool fused() const { return fused_; }
   std::string description() const;  // "adam (fused ATen kernel)"
@@ -45,6 +50,8 @@ class Adam {
   AdamConfig config_;
   bool fused_ = false;
   std::vector<at::Tensor> exp_avg_, exp_avg_sq_, steps_;
+  at::Tensor lr_tensor_;       // defined after use_lr_tensor()
+  double lr_loaded_ = -1;      // the value lr_tensor_ holds
   struct Fallback;
   std::unique_ptr<Fallback> fallback_;
 };

@@ -29,7 +29,7 @@ std::string render_case_history(const std::vector<CaseHistoryPoint>& points, con
     }
   };
   std::map<Key, std::vector<CaseHistoryPoint>> series;
-  for (const auto& p : points) series[{p.workload, p.device, p.dtype, p.host, p.batch_size}].push_back(p);
+  for (const auto& p : points) series[{p.model(), p.device, p.dtype, p.host, p.batch_size}].push_back(p);
   std::size_t changes_total = 0;
   for (const auto& [k, pts] : series) {
     out += fmt::format("{} on {} ({}, batch {}, host {}): median step time, {} run{}\n", k.workload, k.device, k.dtype,

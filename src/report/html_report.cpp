@@ -157,7 +157,7 @@ std::string history_figures(const ReportSource& src) {
     if (!c.ok()) continue;
     std::vector<const CaseHistoryPoint*> points;
     for (const auto& p : src.history)
-      if (p.workload == c.spec.workload && p.device == c.spec.device && p.dtype == c.spec.dtype && p.batch_size == c.spec.batch_size)
+      if (p.is_case(c.spec))
         points.push_back(&p);
     if (points.size() < 2) continue;
     const std::string label = fmt::format("{} on {} ({}, batch {})", model_label(c.spec), c.spec.device, c.spec.dtype, c.spec.batch_size);
@@ -216,7 +216,7 @@ std::string render_html_report(const ReportSource& src) {
       std::vector<std::string> row{m};
       for (const auto& d : devices) {
         auto c = std::find_if(run.cases.begin(), run.cases.end(),
-                              [&](const CaseResult& x) { return x.spec.workload == m && x.spec.device == d; });
+                              [&](const CaseResult& x) { return model_label(x.spec) == m && x.spec.device == d; });
         if (c == run.cases.end()) row.push_back("-");
         else if (!c->ok()) row.push_back("failed");
         else row.push_back(published ? fmt::format("{:g} {}", c->epoch_s_estimate, c->epoch_unit)
@@ -244,12 +244,13 @@ std::string render_html_report(const ReportSource& src) {
     BarChartSpec spec{"chart-speedup", "Speed-up over the CPU (median ratio, 95% CI)", "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
     Rows t{{"workload", "device", "batch", "speed-up", "95% CI", "article (M2)"}};
     std::map<std::pair<std::string, std::string>, int> per_pair;  // several batch sizes: label them
-    for (const auto& s : run.speedups) ++per_pair[{s.workload, s.device}];
+    auto label_of = [](const Speedup& s) { return s.model.empty() ? s.workload : s.model; };
+    for (const auto& s : run.speedups) ++per_pair[{label_of(s), s.device}];
     for (const auto& m : models) {
       for (const auto& s : run.speedups) {
-        if (s.workload != m) continue;
+        if (label_of(s) != m) continue;
         const std::string series = published ? "article M2 (published)"
-                                   : per_pair[{s.workload, s.device}] > 1 ? fmt::format("{} b{}", s.device, s.batch_size)
+                                   : per_pair[{label_of(s), s.device}] > 1 ? fmt::format("{} b{}", s.device, s.batch_size)
                                                                           : s.device;
         spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published});
         const double a = article_speedup(m);
@@ -258,7 +259,7 @@ std::string render_html_report(const ReportSource& src) {
                      a > 0 ? fmt::format("{:.2f}x", a) : "-"});
       }
       const double a = article_speedup(m);
-      if (!published && a > 0 && find_if(run.speedups.begin(), run.speedups.end(), [&](const Speedup& s) { return s.workload == m; }) != run.speedups.end())
+      if (!published && a > 0 && find_if(run.speedups.begin(), run.speedups.end(), [&](const Speedup& s) { return label_of(s) == m; }) != run.speedups.end())
         spec.items.push_back(BarItem{m, "article M2 (published)", a, a, a, true});
     }
     {  // ratios far apart (1.1x beside 100x): a log scale keeps the small ones readable
@@ -286,7 +287,7 @@ std::string render_html_report(const ReportSource& src) {
                       published ? "seconds (log scale)" : "ms per step (log scale)", {}, true, std::nullopt, "{:.3g}"};
     Rows t{{"workload", "device", "batch", published ? "time" : "median (ms)", "95% CI (ms)", "n"}};
     std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> batches;
-    for (const auto& c : run.cases) batches[{c.spec.workload, c.spec.device}].insert(c.spec.batch_size);
+    for (const auto& c : run.cases) batches[{model_label(c.spec), c.spec.device}].insert(c.spec.batch_size);
     std::vector<const CaseResult*> ordered;  // CPU first, then the devices in order of appearance
     for (const auto& d : devices)
       for (const auto& c : run.cases)
@@ -295,11 +296,11 @@ std::string render_html_report(const ReportSource& src) {
       const auto& c = *cp;
       if (!c.ok() || !(c.stats.median > 0)) continue;
       const double scale = published ? 1.0 : 1e3;
-      const bool several = batches[{c.spec.workload, c.spec.device}].size() > 1;
+      const bool several = batches[{model_label(c.spec), c.spec.device}].size() > 1;
       const std::string series = c.spec.device + (several && !published ? fmt::format(" b{}", c.spec.batch_size) : "");
-      spec.items.push_back(BarItem{c.spec.workload, series, c.stats.median * scale, c.stats.ci_low * scale,
+      spec.items.push_back(BarItem{model_label(c.spec), series, c.stats.median * scale, c.stats.ci_low * scale,
                                    c.stats.ci_high * scale, published});
-      t.push_back({c.spec.workload, c.spec.device, std::to_string(c.spec.batch_size),
+      t.push_back({model_label(c.spec), c.spec.device, std::to_string(c.spec.batch_size),
                    published ? fmt::format("{:g} {}", c.stats.median, c.epoch_unit) : ms(c.stats.median),
                    published ? "-" : fmt::format("{} - {}", ms(c.stats.ci_low), ms(c.stats.ci_high)), std::to_string(c.stats.n)});
     }
@@ -310,7 +311,7 @@ std::string render_html_report(const ReportSource& src) {
   {
     std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> sizes;
     for (const auto& c : run.cases)
-      if (c.ok() && c.spec.batch_size > 0) sizes[{c.spec.workload, c.spec.device}].insert(c.spec.batch_size);
+      if (c.ok() && c.spec.batch_size > 0) sizes[{model_label(c.spec), c.spec.device}].insert(c.spec.batch_size);
     LineChartSpec thr{"chart-sweep-throughput", "Throughput against batch size", "batch size", "samples/s", {}, true};
     LineChartSpec mem{"chart-sweep-memory", "Peak memory against batch size", "batch size", "MiB", {}, true};
     Rows tt{{"workload", "device", "batch", "samples/s"}}, tm{{"workload", "device", "batch", "peak memory"}};
@@ -321,7 +322,7 @@ std::string render_html_report(const ReportSource& src) {
         LineSeries st{m + " on " + d, {}}, sm{m + " on " + d, {}};
         for (auto b : it->second)
           for (const auto& c : run.cases) {
-            if (c.spec.workload != m || c.spec.device != d || c.spec.batch_size != b || !c.ok()) continue;
+            if (model_label(c.spec) != m || c.spec.device != d || c.spec.batch_size != b || !c.ok()) continue;
             st.points.emplace_back(static_cast<double>(b), c.samples_per_s);
             tt.push_back({m, d, std::to_string(b), format_count(c.samples_per_s)});
             if (const double bytes = peak_memory_bytes(c); bytes > 0) {
@@ -389,7 +390,7 @@ std::string render_html_report(const ReportSource& src) {
     Rows t{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI", "+-", "n", "samples/s", "peak memory", "notes"}};
     for (const auto& c : run.cases) {
       if (!c.ok()) {
-        t.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
+        t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
                      "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
         continue;
       }
@@ -410,7 +411,7 @@ std::string render_html_report(const ReportSource& src) {
         notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
                                     c.launch_bound ? ": LAUNCH-BOUND" : ""));
       if (loss_rose(c)) notes.push_back("LOSS ROSE");
-      t.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
+      t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
                    format_seconds_short(c.stats.median),
                    // One sample has no interval: "-", as the terminal table
                    !has_interval(c) ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),

@@ -77,7 +77,7 @@ std::string render_markdown_report(const ReportSource& src) {
   const auto models = report_workloads(run);
   auto find_case = [&](const std::string& m, const std::string& d) -> const CaseResult* {
     for (const auto& c : run.cases)
-      if (c.spec.workload == m && c.spec.device == d) return &c;
+      if (model_label(c.spec) == m && c.spec.device == d) return &c;
     return nullptr;
   };
   out += "## Training time and speed-up\n\n";
@@ -122,7 +122,7 @@ std::string render_markdown_report(const ReportSource& src) {
                                               "+-", "n", "samples/s", "peak memory", "notes"}};
     for (const auto& c : run.cases) {
       if (!c.ok()) {
-        t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
+        t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
                       std::to_string(c.spec.threads), "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
         continue;
       }
@@ -131,7 +131,7 @@ std::string render_markdown_report(const ReportSource& src) {
       if (!c.warmup_stable) notes.push_back("warm-up not stable");
       if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
       if (c.synthetic_data) notes.push_back("synthetic data");
-      t2.push_back({c.spec.workload, c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
+      t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
                     std::to_string(c.spec.threads), format_seconds_short(c.stats.median),
                     // One sample has no interval: "-", as the terminal table
                     !has_interval(c) ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),

@@ -60,13 +60,13 @@ std::vector<std::string> report_devices(const RunResult& run) {
 std::vector<std::string> report_workloads(const RunResult& run) {
   std::vector<std::string> models;
   for (const auto& c : run.cases)
-    if (std::find(models.begin(), models.end(), c.spec.workload) == models.end()) models.push_back(c.spec.workload);
+    if (std::find(models.begin(), models.end(), model_label(c.spec)) == models.end()) models.push_back(model_label(c.spec));
   return models;
 }
 
 const Speedup* find_speedup(const RunResult& run, const std::string& workload, const std::string& device) {
   for (const auto& s : run.speedups)
-    if (s.workload == workload && s.device == device) return &s;
+    if ((s.model.empty() ? s.workload : s.model) == workload && s.device == device) return &s;
   return nullptr;
 }
 

@@ -169,7 +169,7 @@ std::string render_telemetry_section(const RunResult& run) {
     for (const auto& c : run.cases) {
       if (!c.telemetry) continue;
       const auto& m = *c.telemetry;
-      std::vector<std::string> row{c.spec.workload, c.spec.device};
+      std::vector<std::string> row{model_label(c.spec), c.spec.device};
       if (energy) {
         row.push_back(show(m.energy_per_step_j, format_joules));
         row.push_back(show(m.energy_per_epoch_j, format_joules));
@@ -201,7 +201,7 @@ std::string render_telemetry_section(const RunResult& run) {
     for (const auto& c : run.cases) {
       if (!c.telemetry || !c.telemetry->prediction) continue;
       const auto& p = *c.telemetry->prediction;
-      t.push_back({c.spec.workload, c.spec.device, std::to_string(p.epochs),
+      t.push_back({model_label(c.spec), c.spec.device, std::to_string(p.epochs),
                    fmt::format("{} [{}, {}]", format_duration(p.time_s), format_duration(p.time_low_s), format_duration(p.time_high_s)),
                    p.energy_j.value ? fmt::format("{} [{}, {}]", format_joules(*p.energy_j.value), format_joules(p.energy_low_j.value_or(0)),
                                                   format_joules(p.energy_high_j.value_or(0)))
@@ -215,6 +215,36 @@ std::string render_telemetry_section(const RunResult& run) {
   return out;
 }
 }  // namespace
+
+// --graphs: each graphs case against the eager step of the same model on its device.
+static std::string render_graphs_section(const RunResult& run) {
+  const bool any = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.graphs; });
+  if (!any) return "";
+  std::string out =
+      "[graphs] = the whole training step captured once as a CUDA graph and replayed (--graphs); its speed-up above is "
+      "over the CPU's eager step.\nCUDA graphs against the eager step on the same device:\n";
+  for (const auto& c : run.cases) {
+    if (!c.spec.graphs) continue;
+    const auto s = std::find_if(run.graph_speedups.begin(), run.graph_speedups.end(), [&](const Speedup& x) {
+      return x.model == model_label(c.spec) && x.device == c.spec.device && x.dtype == c.spec.dtype && x.batch_size == c.spec.batch_size;
+    });
+    const auto eager = std::find_if(run.cases.begin(), run.cases.end(), [&](const CaseResult& e) {
+      auto spec = c.spec;
+      spec.graphs = false;
+      return model_label(e.spec) == model_label(spec) && e.spec.device == c.spec.device && e.spec.dtype == c.spec.dtype &&
+             e.spec.batch_size == c.spec.batch_size;
+    });
+    std::string line = fmt::format("  {} on {} ({}): ", c.spec.workload, c.spec.device, c.spec.dtype);
+    if (!c.ok()) line += "graphs FAILED: " + c.error;
+    else if (eager == run.cases.end() || !eager->ok()) line += fmt::format("graphs {} a step (no eager step to compare)", format_seconds_short(c.stats.median));
+    else {
+      line += fmt::format("eager {} -> graphs {} a step", format_seconds_short(eager->stats.median), format_seconds_short(c.stats.median));
+      if (s != run.graph_speedups.end()) line += ": " + format_ratio_ci(s->ratio, s->ci_low, s->ci_high);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
 
 // Each case's rounds: their medians, and whether they agree within the CI target.
 static std::string render_rounds_section(const RunResult& run) {
@@ -245,14 +275,14 @@ std::string render_terminal_report(const RunResult& run) {
   std::vector<std::string> devices;
   std::vector<std::pair<std::string, std::string>> models;
   for (const auto& c : run.cases) {
-    const std::pair<std::string, std::string> row{c.spec.workload, c.spec.dtype};
+    const std::pair<std::string, std::string> row{model_label(c.spec), c.spec.dtype};
     if (std::find(models.begin(), models.end(), row) == models.end()) models.push_back(row);
     if (std::find(devices.begin(), devices.end(), c.spec.device) == devices.end()) devices.push_back(c.spec.device);
   }
   std::stable_partition(devices.begin(), devices.end(), [](const std::string& d) { return d == "cpu"; });
   auto find_case = [&](const std::pair<std::string, std::string>& m, const std::string& d) -> const CaseResult* {
     for (const auto& c : run.cases)
-      if (c.spec.workload == m.first && c.spec.dtype == m.second && c.spec.device == d) return &c;
+      if (model_label(c.spec) == m.first && c.spec.dtype == m.second && c.spec.device == d) return &c;
     return nullptr;
   };
   auto row_name = [](const std::pair<std::string, std::string>& m) {
@@ -278,7 +308,9 @@ std::string render_terminal_report(const RunResult& run) {
     for (const auto& d : devices) {
       if (d == "cpu") continue;
       auto s = std::find_if(run.speedups.begin(), run.speedups.end(),
-                            [&](const Speedup& x) { return x.workload == m.first && x.dtype == m.second && x.device == d; });
+                            [&](const Speedup& x) {
+                              return (x.model.empty() ? x.workload : x.model) == m.first && x.dtype == m.second && x.device == d;
+                            });
       row.push_back(s == run.speedups.end() ? "-" : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
     }
     t1.push_back(row);
@@ -289,6 +321,7 @@ std::string render_terminal_report(const RunResult& run) {
     out += " ~ = noisy: CI target not met in the time allowed.";
   out += "\n";
   if (devices.size() == 1 && devices.front() == "cpu") out += "No accelerator found: CPU only (see `accelbench doctor`).\n";
+  out += render_graphs_section(run);
   if (std::any_of(run.speedups.begin(), run.speedups.end(), [](const Speedup& s) { return s.parity.has_value(); })) {
     out += "Numerical parity with the CPU (same initial weights and batches, dropout off):\n";
     for (const auto& s : run.speedups)

@@ -261,7 +261,7 @@ void migration2_data(sqlite3* db, const std::string& path) {
     }
     for (const auto& s : compute_speedups(results)) {
       ins.reset();
-      ins.bind(1, id).bind(2, s.workload).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
+      ins.bind(1, id).bind(2, s.model.empty() ? s.workload : s.model).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
           .bind(6, s.batch_size).bind(7, s.ratio).bind(8, s.ci_low).bind(9, s.ci_high);
       ins.run();
     }
@@ -648,7 +648,7 @@ StoredRunRef HistoryStore::save_run_once(const RunResult& run, const nlohmann::j
                path_);
       for (const auto& s : run.speedups) {
         ins.reset();
-        ins.bind(1, ref.id).bind(2, s.workload).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
+        ins.bind(1, ref.id).bind(2, s.model.empty() ? s.workload : s.model).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
             .bind(6, s.batch_size).bind(7, s.ratio).bind(8, s.ci_low).bind(9, s.ci_high);
         ins.run();
       }
@@ -850,14 +850,29 @@ json HistoryStore::load_run_document_unchecked(std::int64_t id) const {
            " WHERE run_id = ?1 ORDER BY rowid",
            path_);
     s.bind(1, id);
-    while (s.step())
-      speedups.push_back(Speedup{s.text(0), s.text(1), s.text(2), s.i64(4), s.text(3), s.f64(5), s.f64(6), s.f64(7)});
+    // The workload column holds the model's label ("mlp[graphs]"): the workload is its name before '['.
+    while (s.step()) {
+      const std::string label = s.text(0);
+      speedups.push_back(Speedup{label.substr(0, label.find('[')), s.text(1), s.text(2), s.i64(4), s.text(3), s.f64(5),
+                                 s.f64(6), s.f64(7), label});
+    }
   } else {
     std::vector<CaseResult> results;
     for (const auto& cj : cases) results.push_back(cj.get<CaseResult>());
     speedups = compute_speedups(results);
   }
   doc["speedups"] = speedups;
+  // Graphs against eager on the same device: not stored apart, computed again from the cases.
+  if (std::any_of(cases.begin(), cases.end(), [](const json& cj) { return cj.value("graphs", false); })) {
+    std::vector<CaseResult> results;
+    for (const auto& cj : cases) {
+      try {
+        results.push_back(cj.get<CaseResult>());
+      } catch (const std::exception&) {
+      }
+    }
+    if (const auto g = compute_graph_speedups(results); !g.empty()) doc["graph_speedups"] = g;
+  }
   return doc;
 }
 
@@ -873,7 +888,9 @@ RunResult HistoryStore::load_run(std::int64_t id) const {
 std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f) const {
   const std::string sql = fmt::format(
       "SELECT r.id, r.uid, r.timestamp_utc, r.torch_version, r.host, c.workload, c.device, c.dtype, c.batch_size,"
-      " c.threads, c.n, c.median, c.ci_low, c.ci_high FROM cases c JOIN runs r ON r.id = c.run_id"
+      " c.threads, c.n, c.median, c.ci_low, c.ci_high, COALESCE(json_extract(c.case_json, '$.width'), 0),"
+      " COALESCE(json_extract(c.case_json, '$.checkpoint'), 0), COALESCE(json_extract(c.case_json, '$.graphs'), 0)"
+      " FROM cases c JOIN runs r ON r.id = c.run_id"
       " WHERE c.status = 'ok' AND c.n > 0 AND {} ORDER BY r.id, c.ord",
       kCaseFilter);
   Stmt s(db_, sql.c_str(), path_);
@@ -885,6 +902,7 @@ std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f)
     p.host = s.text(4); p.workload = s.text(5); p.device = s.text(6); p.dtype = s.text(7);
     p.batch_size = s.i64(8); p.threads = static_cast<int>(s.i64(9)); p.n = static_cast<std::size_t>(s.i64(10));
     p.median = s.f64(11); p.ci_low = s.f64(12); p.ci_high = s.f64(13);
+    p.width = s.i64(14); p.checkpoint = s.i64(15) != 0; p.graphs = s.i64(16) != 0;
     out.push_back(p);
   }
   return out;

@@ -45,6 +45,16 @@ struct CaseHistoryPoint {
   int threads = 0;
   std::size_t n = 0;
   double median = 0, ci_low = 0, ci_high = 0;  // seconds per training step
+  // What else tells one case from another (from the stored case's JSON; 0/false in older runs).
+  std::int64_t width = 0;
+  bool checkpoint = false, graphs = false;
+  // model_label() of its case: "mlp", "mlp[graphs]".
+  std::string model() const { return model_label(CaseSpec{workload, "", "", 0, 0, width, checkpoint, graphs}); }
+  // Whether this point is a measurement of `spec`'s case (model, how it is launched, device, dtype, batch).
+  bool is_case(const CaseSpec& spec) const {
+    return workload == spec.workload && width == spec.width && checkpoint == spec.checkpoint && graphs == spec.graphs &&
+           device == spec.device && dtype == spec.dtype && batch_size == spec.batch_size;
+  }
 };
 
 struct HistoryFilter {

@@ -177,6 +177,7 @@ class BertBaseWorkload final : public Workload {
   static WorkloadInfo info_for_seq(std::int64_t seq_len, bool checkpoint = false) {
     WorkloadInfo i;
     i.name = "bert-base";
+    i.graph_refusal.clear();  // ModuleTask implements the graph hooks
     i.description = fmt::format("BERT-base sequence classifier (2 labels), sequence {}, SDPA attention with padding mask{}",
                                 seq_len, checkpoint ? ", checkpointed layers" : "");
     i.has_checkpoint = true;

@@ -101,14 +101,45 @@ class DcganTask final : public TrainingTask {
 
   // One iteration of the examples' loop. Returns errD + errG.
   at::Tensor step() override {
-    at::Tensor real;
-    if (loader_) {
-      double wait = 0;
-      real = loader_->next(wait).input;
-      data_wait_s_ += wait;
-    } else {
-      real = real_[next_++ % real_.size()];
-    }
+    auto loss = iteration(static_real_.defined() ? static_real_ : next_real());
+    count_step();
+    return loss;
+  }
+
+  // Graph mode (--graphs): a static real batch, learning rates from device tensors. The noise is
+  // drawn inside the graph: the CUDA generator's offsets advance with each replay.
+  void enter_graph_mode() override {
+    TORCH_CHECK(opt_d_->fused() && opt_g_->fused(), "graph capture needs the fused Adam kernel on this device");
+    static_real_ = real_.front().clone();
+    opt_d_->use_lr_tensor();
+    opt_g_->use_lr_tensor();
+  }
+  void prepare_replay() override {
+    static_real_.copy_(next_real(), /*non_blocking=*/true);
+    opt_d_->load_lr_tensor();
+    opt_g_->load_lr_tensor();
+  }
+  // The whole iteration; its gradients are cleared inside it (set to none), as in the eager loop.
+  at::Tensor captured_step() override { return iteration(static_real_); }
+  void after_replay() override { count_step(); }
+
+ private:
+  at::Tensor next_real() {
+    if (!loader_) return real_[next_++ % real_.size()];
+    double wait = 0;
+    auto real = loader_->next(wait).input;
+    data_wait_s_ += wait;
+    return real;
+  }
+
+  void count_step() {
+    ++steps_;
+    const double lr = schedule_.lr_for_update(steps_ + 1);
+    opt_d_->set_lr(lr);
+    opt_g_->set_lr(lr);
+  }
+
+  at::Tensor iteration(const at::Tensor& real) {
     namespace F = torch::nn::functional;
     // Forward passes under autocast (bf16); BCE outside it, in fp32 (it is unsafe to autocast).
     auto D = [&](const at::Tensor& x) {
@@ -134,12 +165,10 @@ class DcganTask final : public TrainingTask {
     opt_g_->step();
     opt_g_->zero_grad();
     opt_d_->zero_grad();  // the generator step left gradients in D
-    ++steps_;
-    const double lr = schedule_.lr_for_update(steps_ + 1);
-    opt_d_->set_lr(lr);
-    opt_g_->set_lr(lr);
     return (err_real + err_fake + err_g).detach();
   }
+
+ public:
   bool supports_phases() const override { return false; }
   at::Tensor forward_loss() override { return step(); }  // phases are not separable for a GAN iteration
   void backward(const at::Tensor&) override {}
@@ -181,6 +210,7 @@ class DcganTask final : public TrainingTask {
   std::vector<at::Tensor> real_;
   std::unique_ptr<BatchLoader> loader_;
   at::Tensor eval_noise_, ones_, zeros_;
+  at::Tensor static_real_;  // graph mode: what the iteration reads
   std::string source_;
   bool synthetic_ = false;
   std::size_t next_ = 0;
@@ -203,6 +233,7 @@ class DcganWorkload final : public Workload {
   WorkloadInfo info() const override {
     WorkloadInfo i;
     i.name = "dcgan";
+    i.graph_refusal.clear();  // DcganTask implements the graph hooks
     i.description = "DCGAN (PyTorch examples): G and D, 64x64, nz 100, ngf = ndf = 64, nc 1";
     i.samples_per_epoch = 60000;
     i.epoch_unit = "images";

@@ -20,6 +20,7 @@ class MlpWorkload final : public Workload {
     const auto h = hidden_width(o);
     WorkloadInfo i;
     i.name = "mlp";
+    i.graph_refusal.clear();  // ModuleTask implements the graph hooks
     i.description = fmt::format("fully connected 784-{}-10, ReLU, Fashion-MNIST 28x28", h);
     i.samples_per_epoch = 60000;
     i.epoch_unit = "images";

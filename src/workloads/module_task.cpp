@@ -64,15 +64,16 @@ void ModuleTask::use_schedule(const LrSchedule& schedule) {
 
 void ModuleTask::use_pipeline(std::unique_ptr<BatchLoader> loader) { loader_ = std::move(loader); }
 
+StagedBatch ModuleTask::next_batch() {
+  if (!loader_) return data_.train[next_++ % data_.train.size()];
+  double wait = 0;
+  auto b = loader_->next(wait);
+  data_wait_s_ += wait;
+  return b;
+}
+
 at::Tensor ModuleTask::forward_loss() {
-  StagedBatch b;
-  if (loader_) {
-    double wait = 0;
-    b = loader_->next(wait);
-    data_wait_s_ += wait;
-  } else {
-    b = data_.train[next_++ % data_.train.size()];
-  }
+  const StagedBatch b = static_batch_ ? *static_batch_ : next_batch();
   AutocastGuard autocast(device_type_, autocast_dtype_, autocast_);  // forward and loss; backward outside
   return torch::nn::functional::cross_entropy(forward_(b), b.target);
 }
@@ -83,15 +84,50 @@ void ModuleTask::backward(const at::Tensor& loss) {
 }
 
 void ModuleTask::optimizer_step() {
+  update_parameters();
+  optimizer_->zero_grad();
+  count_step();
+}
+
+void ModuleTask::update_parameters() {
   if (scaler_) {
     scaler_->step(*optimizer_, params_);
     scaler_->update();
   } else {
     optimizer_->step();
   }
-  optimizer_->zero_grad();
+}
+
+void ModuleTask::count_step() {
   ++steps_;
   if (after_step_) after_step_(*optimizer_, steps_);
+}
+
+// Graph mode: the static batch is a copy of the first one (not the staged tensors themselves,
+// which later copies would overwrite); the optimizer reads its learning rate from a tensor.
+void ModuleTask::enter_graph_mode() {
+  TORCH_CHECK(optimizer_->fused(), "graph capture needs the fused Adam kernel on this device");
+  StagedBatch b = data_.train.front();
+  b.input = b.input.clone();
+  b.target = b.target.clone();
+  if (b.mask.defined()) b.mask = b.mask.clone();
+  static_batch_ = b;
+  optimizer_->use_lr_tensor();
+}
+
+void ModuleTask::prepare_replay() {
+  const StagedBatch b = next_batch();
+  static_batch_->input.copy_(b.input, /*non_blocking=*/true);
+  static_batch_->target.copy_(b.target, /*non_blocking=*/true);
+  if (b.mask.defined()) static_batch_->mask.copy_(b.mask, /*non_blocking=*/true);
+  optimizer_->load_lr_tensor();
+}
+
+at::Tensor ModuleTask::captured_step() {
+  auto loss = forward_loss();
+  backward(loss);
+  update_parameters();
+  return loss;
 }
 
 double ModuleTask::evaluation_loss() {

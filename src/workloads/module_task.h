@@ -55,7 +55,15 @@ class ModuleTask final : public TrainingTask {
   double take_data_wait_s() override;
   std::string pipeline_description() const override;
 
+  void enter_graph_mode() override;
+  void prepare_replay() override;
+  at::Tensor captured_step() override;
+  void after_replay() override { count_step(); }
+
  private:
+  StagedBatch next_batch();   // the next staged batch, or the pipeline's
+  void update_parameters();   // the optimizer step (through the loss scaler in float16)
+  void count_step();          // the step count and the learning rate of the next update
   std::shared_ptr<torch::nn::Module> module_;
   Forward forward_;
   StagedData data_;
@@ -71,6 +79,7 @@ class ModuleTask final : public TrainingTask {
   at::ScalarType autocast_dtype_ = at::kFloat;
   c10::DeviceType device_type_ = c10::kCPU;
   double data_wait_s_ = 0;
+  std::optional<StagedBatch> static_batch_;  // graph mode: what forward_loss() reads
 };
 
 std::int64_t count_parameters(const torch::nn::Module& module);

@@ -15,6 +15,7 @@ namespace accelbench {
 // Test-only workloads (test_workloads.cpp), listed only when ACCELBENCH_TEST_WORKLOADS=1.
 std::unique_ptr<Workload> make_test_abort_workload();
 std::unique_ptr<Workload> make_test_oom_workload();
+std::unique_ptr<Workload> make_test_sync_workload();
 
 namespace {
 struct Entry {
@@ -35,6 +36,7 @@ const std::vector<Entry>& entries() {
     if (test && std::strcmp(test, "1") == 0) {
       v.push_back({"test-abort", make_test_abort_workload});
       v.push_back({"test-oom", make_test_oom_workload});
+      v.push_back({"test-sync", make_test_sync_workload});
     }
     return v;
   }();
@@ -77,6 +79,11 @@ void validate_workload_options(const Workload& workload, const WorkloadOptions& 
   if (options.width < 0) throw UsageError(fmt::format("--width must be positive (got {})", options.width));
   if (options.checkpoint && !info.has_checkpoint)
     throw UsageError(fmt::format("--checkpoint applies to transformer and bert-base only, not to {}", info.name));
+  if (options.graphs && !info.graph_refusal.empty())
+    throw UsageError(fmt::format("--graphs: {} cannot be captured as a graph: {}", info.name, info.graph_refusal));
+  if (options.graphs && options.checkpoint)
+    throw UsageError("--graphs with --checkpoint: the recompute restores the random generator's state from the host, "
+                     "which a graph capture cannot hold");
   workload.validate(options);
 }
 

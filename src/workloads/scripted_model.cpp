@@ -402,6 +402,7 @@ class ScriptedModelWorkload final : public Workload {
     WorkloadInfo i;
     i.name = name_;
     i.description = "TorchScript model file";
+    i.graph_refusal = "a TorchScript model file's step is not captured as a graph (never tried)";
     i.samples_per_epoch = kSamplesPerEpoch;
     return i;
   }

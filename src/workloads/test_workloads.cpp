@@ -4,6 +4,8 @@
 //   test-abort: std::abort() at batch >= $ACCELBENCH_TEST_ABORT_AT (default 64): a crash (SIGABRT).
 //   test-oom:   c10::OutOfMemoryError at batch > $ACCELBENCH_TEST_OOM_ABOVE (default 100), as the
 //               CUDA caching allocator throws it.
+//   test-sync:  the mlp reading its loss back on the host inside the step it asks to be captured
+//               (--graphs): the capture must fail with the reason, never run eagerly.
 #include <c10/util/Exception.h>
 
 #include <cstdio>
@@ -61,8 +63,53 @@ class FailingWorkload final : public Workload {
   std::unique_ptr<Workload> inner_;
 };
 
+// The mlp's task with a host read-back of the loss in its captured step.
+class SyncingTask final : public TrainingTask {
+ public:
+  explicit SyncingTask(std::unique_ptr<TrainingTask> inner) : inner_(std::move(inner)) {}
+  at::Tensor forward_loss() override { return inner_->forward_loss(); }
+  void backward(const at::Tensor& loss) override { inner_->backward(loss); }
+  void optimizer_step() override { inner_->optimizer_step(); }
+  double evaluation_loss() override { return inner_->evaluation_loss(); }
+  std::int64_t parameter_count() const override { return inner_->parameter_count(); }
+  std::string data_source() const override { return inner_->data_source(); }
+  bool synthetic_data() const override { return inner_->synthetic_data(); }
+  std::string optimizer_description() const override { return inner_->optimizer_description(); }
+  void enter_graph_mode() override { inner_->enter_graph_mode(); }
+  void prepare_replay() override { inner_->prepare_replay(); }
+  at::Tensor captured_step() override {
+    auto loss = inner_->captured_step();
+    std::fprintf(stderr, "test-sync: loss %g\n", loss.item<double>());  // a host synchronization
+    return loss;
+  }
+  void after_replay() override { inner_->after_replay(); }
+
+ private:
+  std::unique_ptr<TrainingTask> inner_;
+};
+
+class SyncingWorkload final : public Workload {
+ public:
+  SyncingWorkload() : inner_(make_mlp_workload()) {}
+  WorkloadInfo info() const override {
+    auto i = inner_->info();
+    i.name = "test-sync";
+    i.description = "test only: the mlp reading its loss back on the host inside its step";
+    return i;
+  }
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions& options) const override {
+    auto o = options;
+    o.inputs.use_real_data = false;
+    return std::make_unique<SyncingTask>(inner_->build(o));
+  }
+
+ private:
+  std::unique_ptr<Workload> inner_;
+};
+
 }  // namespace
 
+std::unique_ptr<Workload> make_test_sync_workload() { return std::make_unique<SyncingWorkload>(); }
 std::unique_ptr<Workload> make_test_abort_workload() { return std::make_unique<FailingWorkload>(FailingWorkload::Kind::abort); }
 std::unique_ptr<Workload> make_test_oom_workload() { return std::make_unique<FailingWorkload>(FailingWorkload::Kind::oom); }
 

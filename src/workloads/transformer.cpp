@@ -96,6 +96,7 @@ class TransformerWorkload final : public Workload {
   WorkloadInfo info() const override {
     WorkloadInfo i;
     i.name = "transformer";
+    i.graph_refusal.clear();  // ModuleTask implements the graph hooks
     i.description = "6-layer encoder d512 h8 ff2048, seq 128, vocab 10k, SDPA attention";
     i.samples_per_epoch = 25000;
     i.epoch_unit = "sequences";

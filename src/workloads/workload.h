@@ -25,6 +25,9 @@ struct WorkloadInfo {
   double train_flops_per_sample = 0;  // analytic: 3 x forward matmul/conv FLOPs (2 per MAC)
   bool has_width = false;           // the hidden width can be set (--width: mlp)
   bool has_checkpoint = false;      // gradient checkpointing of its blocks (--checkpoint: transformer, bert-base)
+  // Why its training step cannot be captured as one device graph (--graphs); empty when it can
+  // (its TrainingTask implements the graph hooks below: the built-in workloads).
+  std::string graph_refusal = "its training task does not implement the graph hooks (TrainingTask::enter_graph_mode)";
 };
 
 // What a workload is built with: the case's model fields (from its CaseSpec), the inputs it reads
@@ -36,6 +39,7 @@ struct WorkloadOptions {
   std::string dtype = "float32";    // "bfloat16": forward and loss under autocast (mixed precision)
   std::int64_t width = 0;           // mlp hidden width; 0: the workload's own
   bool checkpoint = false;          // recompute each encoder block in the backward pass (less memory)
+  bool graphs = false;              // the step will be captured as a device graph (--graphs; checked only)
   WorkloadInputs inputs;            // data, variant, text, sequence length, seed, data pipeline
   int staged_batches = 8;           // distinct batches placed on the device beforehand, cycled
   int prefetch_per_worker = 2;
@@ -76,6 +80,22 @@ class TrainingTask {
     optimizer_step();
     return loss;
   }
+
+  // --graphs (engine/graphed_task.h): the whole step captured once as a device graph and replayed.
+  // A task whose WorkloadInfo has no graph_refusal implements these four; the engine calls
+  // enter_graph_mode() once, then before every replay (and every eager step in graph mode)
+  // prepare_replay(), and after every replay after_replay().
+  // From here on: inputs read from static tensors, learning rates from device tensors.
+  virtual void enter_graph_mode() {}
+  // Outside the graph: the next batch copied into the static inputs, the learning rates into
+  // their tensors. No host synchronization.
+  virtual void prepare_replay() {}
+  // What is captured: forward, loss, backward and the optimizer step, without the host's
+  // bookkeeping (step count, schedule) and without clearing the gradients at its end (the captured
+  // backward writes them anew in each replay). Returns the loss tensor the replays write.
+  virtual at::Tensor captured_step() { return step(); }
+  // After each replay: the host's bookkeeping that captured_step() left out.
+  virtual void after_replay() {}
   // Whether forward / backward / optimizer can be timed apart (--phases).
   virtual bool supports_phases() const { return true; }
   // Seconds the training thread waited for input batches since the last call (data pipeline).

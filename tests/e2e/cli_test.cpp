@@ -56,6 +56,15 @@ TEST(Cli, BadInputIsOneLineAndExitCodeTwo) {
   expect_usage_error("frobnicate", "unknown command 'frobnicate'");
 }
 
+// --graphs (issue 12): refused in one line, exit 2, before anything is measured, where nothing can
+// capture a CUDA graph; the reason names the device.
+TEST(Cli, GraphsOnTheCpuAreRefusedInOneLine) {
+  expect_usage_error("run --graphs --devices cpu --models mlp", "--graphs: cpu: the CPU has no graph capture");
+  expect_usage_error("sweep batch --graphs --device cpu --model mlp", "--graphs: cpu: the CPU has no graph capture");
+  expect_usage_error("sweep precision --graphs --device cpu --model mlp", "--graphs: cpu: the CPU has no graph capture");
+  expect_usage_error("run --graphs --devices cpu --models transformer --checkpoint", "--graphs");
+}
+
 TEST(Cli, DoctorFlagsDistortingEnvironment) {
   auto r = run_cli("doctor", "env -u CUDA_LAUNCH_BLOCKING -u OMP_NUM_THREADS -u MKL_NUM_THREADS -u PYTORCH_ENABLE_MPS_FALLBACK");
   EXPECT_EQ(r.code, 0) << r.out << r.err;

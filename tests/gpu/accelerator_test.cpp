@@ -16,6 +16,7 @@
 #include "device/memory_limit.h"
 #include "engine/case_measurement.h"
 #include "engine/engine.h"
+#include "engine/graphed_task.h"
 #include "engine/parity.h"
 #include "engine/profiler.h"
 #include "optim/autocast.h"
@@ -325,4 +326,54 @@ TEST(Gpu, PeakMeasuresEveryCeilingOfTheDevice) {
   EXPECT_GT(value(CeilingKind::kCopy, ""), value(CeilingKind::kHostToDevice, "pinned"));
   EXPECT_GT(value(CeilingKind::kLaunchRoundTrip, ""), value(CeilingKind::kLaunchBackToBack, ""));
   EXPECT_NE(c.device_name.find("NVIDIA"), std::string::npos) << c.device_name;
+}
+
+// --graphs (issue 12): the whole step captured as one CUDA graph trains as the eager step does
+// (the same initial weights, batches and learning rates: the losses agree, dropout off), and is
+// faster for a launch-bound model. Every precision, float16's loss scaling inside the graph too.
+TEST(Gpu, GraphsTrainAsEagerAndLaunchOnce) {
+  REQUIRE_CUDA();
+  auto device = open_device("cuda");
+  for (const std::string dtype : {"float32", "bfloat16", "float16"}) {
+    WorkloadOptions o;
+    o.device = device->torch_device();
+    o.dtype = dtype;
+    o.dropout = false;
+    o.staged_batches = 4;
+    auto eager = make_workload("mlp")->build(o);
+    std::vector<double> eager_losses;
+    for (int i = 0; i < 20; ++i) eager_losses.push_back(eager->step().item<double>());
+    auto graphed = capture_training_step(make_workload("mlp")->build(o), device->torch_device(), 3);
+    std::vector<double> graph_losses;
+    for (int i = 0; i < 17; ++i) graph_losses.push_back(graphed->step().item<double>());
+    for (int i = 0; i < 17; ++i)
+      EXPECT_NEAR(graph_losses[i], eager_losses[i + 3], 2e-3 * std::max(1.0, std::abs(eager_losses[i + 3])))
+          << dtype << " replay " << i;
+    EXPECT_LT(graph_losses.back(), graph_losses.front()) << dtype << ": the loss falls over the replays";
+  }
+  const auto eager = measure_on_cuda("mlp", "float32", 64);
+  auto graphs_spec = CaseSpec{"mlp", device->id(), "float32", 64};
+  graphs_spec.graphs = true;
+  const auto graphs = measure_case(graphs_spec, *make_workload("mlp"), *device, short_measurement());
+  ASSERT_TRUE(eager.ok()) << eager.error;
+  ASSERT_TRUE(graphs.ok()) << graphs.error;
+  std::printf("  mlp fp32 b64: eager %.1f us, graphs %.1f us a step\n", 1e6 * eager.stats.median, 1e6 * graphs.stats.median);
+  EXPECT_LT(graphs.stats.median, 0.8 * eager.stats.median) << "one launch a step instead of dozens";
+  EXPECT_LT(graphs.loss_after, graphs.loss_before);
+  EXPECT_NE(graphs.optimizer.find("one CUDA graph"), std::string::npos) << graphs.optimizer;
+}
+
+// A step with a host synchronization inside cannot be captured: the case fails with the reason,
+// and is never measured eagerly instead.
+TEST(Gpu, GraphsRefuseAStepThatSynchronizesTheHost) {
+  REQUIRE_CUDA();
+  if (!std::getenv("ACCELBENCH_TEST_WORKLOADS")) GTEST_SKIP() << "needs ACCELBENCH_TEST_WORKLOADS=1 (the test-sync workload)";
+  auto device = open_device("cuda");
+  auto spec = CaseSpec{"test-sync", device->id(), "float32", 64};
+  spec.graphs = true;
+  const auto r = measure_case(spec, *make_workload("test-sync"), *device, short_measurement());
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.samples.empty()) << "nothing measured eagerly";
+  EXPECT_NE(r.error.find("cannot be captured as a CUDA graph"), std::string::npos) << r.error;
+  std::printf("  refusal: %s\n", r.error.c_str());
 }

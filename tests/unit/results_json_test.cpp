@@ -2,6 +2,7 @@
 
 #include "core/case_figures.h"
 #include "core/errors.h"
+#include "core/plan.h"
 #include "core/results.h"
 #include "report/json_report.h"
 #include "report/terminal_table.h"
@@ -151,4 +152,57 @@ TEST(ResultsJson, DeviceClockAndBusyShareAreSeparateFigures) {
   c.device_busy_samples = {0.0009};  // a busy device: no verdict of launch-bound
   derive_case_figures(c);
   EXPECT_FALSE(c.launch_bound);
+}
+
+// --graphs (issue 12): a graphs case is its own row ("mlp[graphs]"), right after the eager case of
+// each device that can capture; its speed-up over the CPU is over the CPU's eager step, and
+// graph_speedups compare it with the eager case on its device.
+TEST(Graphs, PlanAddsAGraphsCaseAfterTheEagerCaseOfEachCapableDevice) {
+  PlanRequest req;
+  req.models = {"mlp", "cnn"};
+  req.devices = {"cpu", "cuda:0"};
+  req.graph_devices = {"cuda:0"};
+  const auto plan = make_plan(req);
+  std::vector<std::string> order;
+  for (const auto& c : plan.cases) order.push_back(model_label(c) + "@" + c.device);
+  EXPECT_EQ(order, (std::vector<std::string>{"mlp@cuda:0", "mlp[graphs]@cuda:0", "mlp@cpu", "cnn@cuda:0",
+                                             "cnn[graphs]@cuda:0", "cnn@cpu"}));
+  req.graph_devices.clear();
+  EXPECT_EQ(make_plan(req).cases.size(), 4u);
+}
+
+TEST(Graphs, LabelJsonAndSpeedups) {
+  CaseSpec spec{"mlp", "cuda:0", "float32", 64, 2, 512, false, true};
+  EXPECT_EQ(model_label(spec), "mlp[width=512,graphs]");
+  const nlohmann::json j = spec;
+  EXPECT_EQ(j.get<CaseSpec>().graphs, true);
+  spec.graphs = false;
+  EXPECT_FALSE(nlohmann::json(spec).contains("graphs")) << "an eager spec reads as before";
+
+  RunResult run;
+  auto graphs = make_case("mlp", "cuda:0", 0.0005);
+  graphs.spec.graphs = true;
+  run.cases = {make_case("mlp", "cuda:0", 0.002), graphs, make_case("mlp", "cpu", 0.010)};
+  run.speedups = compute_speedups(run.cases);
+  ASSERT_EQ(run.speedups.size(), 2u);
+  EXPECT_EQ(run.speedups[1].model, "mlp[graphs]");
+  EXPECT_EQ(run.speedups[1].baseline_device, "cpu");
+  EXPECT_NEAR(run.speedups[1].ratio, 20.0, 1e-9) << "over the CPU's eager step";
+  run.graph_speedups = compute_graph_speedups(run.cases);
+  ASSERT_EQ(run.graph_speedups.size(), 1u);
+  EXPECT_EQ(run.graph_speedups[0].baseline_device, "cuda:0");
+  EXPECT_NEAR(run.graph_speedups[0].ratio, 4.0, 1e-9);
+  EXPECT_LT(run.graph_speedups[0].ci_low, 4.0);
+  EXPECT_GT(run.graph_speedups[0].ci_high, 4.0);
+
+  const auto back = nlohmann::json(run).get<RunResult>();
+  EXPECT_TRUE(back.cases[1].spec.graphs);
+  ASSERT_EQ(back.graph_speedups.size(), 1u);
+  EXPECT_DOUBLE_EQ(back.graph_speedups[0].ratio, run.graph_speedups[0].ratio);
+
+  // The terminal: its own row in the first table, and the graphs section with the speed-up.
+  const auto text = render_terminal_report(run);
+  EXPECT_NE(text.find("mlp[graphs]"), std::string::npos) << text;
+  EXPECT_NE(text.find("CUDA graphs against the eager step on the same device"), std::string::npos) << text;
+  EXPECT_NE(text.find("eager 2.004 ms -> graphs 501.0 us a step"), std::string::npos) << text;
 }

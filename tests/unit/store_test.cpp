@@ -348,3 +348,39 @@ TEST_F(StoreTest, CeilingsNewestPerDeviceNameAndTorchVersion) {
   HistoryStore old_reader(old_path, HistoryAccess::kReadOnly);
   EXPECT_FALSE(old_reader.latest_ceilings("NVIDIA H200").has_value());
 }
+
+// --graphs: a graphs case keeps its label in the stored speed-ups and in the case history, and
+// the history tells it from the eager case of the same model (and from another --width).
+TEST_F(StoreTest, GraphsCasesKeepTheirLabelInTheHistory) {
+  HistoryStore store(db());
+  auto run = make_run();
+  const auto accel = std::find_if(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.device != "cpu"; });
+  ASSERT_NE(accel, run.cases.end());
+  auto graphs = *accel;
+  graphs.spec.graphs = true;
+  run.cases.push_back(graphs);
+  run.speedups = compute_speedups(run.cases);
+  const auto ref = store.save_run(run);
+  const auto back = store.load_run(ref.id);
+  std::size_t labelled = 0;
+  for (const auto& s : back.speedups) labelled += s.model.find("[graphs]") != std::string::npos;
+  const std::size_t expected = 1;
+  EXPECT_EQ(labelled, expected);
+  EXPECT_EQ(back.graph_speedups.size(), expected);
+  const auto points = store.case_history();
+  std::size_t graph_points = 0;
+  for (const auto& p : points) {
+    graph_points += p.graphs;
+    if (p.graphs) {
+      EXPECT_TRUE(p.is_case(graphs.spec));
+      EXPECT_EQ(p.model(), model_label(graphs.spec));
+    }
+  }
+  EXPECT_EQ(graph_points, 1u);
+  auto eager = graphs.spec;
+  eager.graphs = false;
+  auto wider = eager;
+  wider.width = 4096;
+  for (const auto& p : points)
+    if (p.graphs) EXPECT_FALSE(p.is_case(eager) || p.is_case(wider));
+}

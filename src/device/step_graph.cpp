@@ -1,0 +1,91 @@
+// StepGraph for CUDA: at::cuda::CUDAGraph captured on a stream from the pool (capture must not
+// happen on the default stream), replayed on the current stream. Elsewhere (no CUDA in this
+// libtorch, or another device type) every device refuses with its reason.
+#include "device/step_graph.h"
+
+#include <c10/util/Exception.h>
+
+#if ACCELBENCH_WITH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace accelbench {
+
+#if ACCELBENCH_WITH_CUDA
+namespace {
+class CudaStepGraph final : public StepGraph {
+ public:
+  explicit CudaStepGraph(c10::Device device)
+      : device_(device), stream_(c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index())) {}
+
+  void run_on_capture_stream(const std::function<void()>& work) override {
+    const c10::cuda::CUDAGuard guard(device_);
+    c10::cuda::device_synchronize();
+    {
+      const c10::cuda::CUDAStreamGuard on_stream(stream_);
+      work();
+    }
+    c10::cuda::device_synchronize();
+  }
+
+  at::Tensor capture(const std::function<at::Tensor()>& body) override {
+    const c10::cuda::CUDAGuard guard(device_);
+    c10::cuda::device_synchronize();
+    at::Tensor out;
+    {
+      const c10::cuda::CUDAStreamGuard on_stream(stream_);
+      graph_.capture_begin();
+      try {
+        out = body();
+      } catch (...) {
+        // End the broken capture (it returns the allocator's pool) and report the body's error.
+        try {
+          graph_.capture_end();
+        } catch (...) {
+        }
+        throw;
+      }
+      graph_.capture_end();
+    }
+    c10::cuda::device_synchronize();
+    return out;
+  }
+
+  void replay() override { graph_.replay(); }
+
+ private:
+  c10::Device device_;
+  c10::cuda::CUDAStream stream_;
+  at::cuda::CUDAGraph graph_;
+};
+}  // namespace
+#endif
+
+std::string step_graph_refusal(c10::DeviceType device_type) {
+  if (device_type == c10::kCUDA) {
+#if ACCELBENCH_WITH_CUDA
+    return {};
+#else
+    return "this accelbench was built without its CUDA-specific code (no CUDA libtorch or CUDA toolkit headers at "
+           "configure time), so it cannot capture CUDA graphs";
+#endif
+  }
+  if (device_type == c10::kCPU) return "the CPU has no graph capture: --graphs needs a CUDA device";
+  return c10::DeviceTypeName(device_type, /*lower_case=*/true) +
+         " has no graph capture in accelbench (CUDA graphs only: libtorch's C++ API has no MPS graphs): --graphs needs "
+         "a CUDA device";
+}
+
+std::unique_ptr<StepGraph> make_step_graph(c10::Device device) {
+  if (!step_graph_refusal(device.type()).empty()) return nullptr;
+#if ACCELBENCH_WITH_CUDA
+  return std::make_unique<CudaStepGraph>(device);
+#else
+  return nullptr;
+#endif
+}
+
+}  // namespace accelbench
