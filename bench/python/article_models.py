@@ -6,6 +6,10 @@ C++ engine measures it (adaptive warm-up, steps per sample, stop on the median's
 distribution-free confidence interval). The JSON it writes can be compared with
 `accelbench run --json` by bench/python/compare_cpp_python.py.
 
+--dtype bfloat16/float16 trains under autocast (float16 with loss scaling), as the C++ tool;
+--graphs captures each model's whole training step once in a CUDA graph and times its replays
+(timing.GraphedStep), '--graphs both' times eager and graphs side by side.
+
 Only the standard library and torch are needed (no numpy).
 
 Example:
@@ -29,9 +33,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import (  # noqa: E402,F401
     CI_ALPHA, MIN_SAMPLE_SECONDS, NUM_BATCHES, SCHEMA, SEED, WARMUP_MAX_FRACTION,
     WARMUP_MIN_STEPS, WARMUP_TOLERANCE, WARMUP_WINDOW_MAX, WARMUP_WINDOW_SECONDS,
-    add_common_args, case_record, check_params, ci_lower_rank, common_settings, device_name,
-    measure, median, median_ci, median_sorted, param_count, parse_models, print_table,
-    resolve_device, sync, warmup_window, write_json)
+    GraphRefused, Precision, TrainCase, add_common_args, case_record, check_graphs_device,
+    check_params, ci_lower_rank, common_settings, device_name, make_step_optimizer, measure,
+    median, median_ci, median_sorted, param_count, parse_models, print_table, resolve_device,
+    run_all, sync, time_case, warmup_window, write_json)
 from timing import make_optimizer as _make_optimizer  # noqa: E402
 
 LR = 1e-3
@@ -146,31 +151,41 @@ def make_optimizer(model: nn.Module, dev: torch.device):
     return _make_optimizer(model.parameters(), dev, torch.optim.Adam, "adam", lr=LR)
 
 
-def run_case(name: str, dev: torch.device, batch_size: int, ci_target: float, min_samples: int,
-             min_time: float, max_time: float, verbose: bool = True) -> dict:
+def build_case(name: str, dev: torch.device, batch_size: int, dtype: str = "float32",
+               graphs: bool = False, verbose: bool = True) -> TrainCase:
+    """The model (seeded), its optimizer and staged batches, and its training step."""
     torch.manual_seed(SEED)
     model = MODELS[name]().to(dev)
     n_params = param_count(model)
     check_params(name, n_params, EXPECTED_PARAMS[name], verbose)
     model.train()
-    opt, opt_kind = make_optimizer(model, dev)
+    prec = Precision(dtype, dev, graphs)
+    # eager: Adam(fused) as before; graphs: Adam(fused, capturable), constant float lr
+    opt, opt_kind = make_step_optimizer(model.parameters(), dev, torch.optim.Adam, "adam",
+                                        graphs, prec, lr=LR)
     batches = make_batches(name, batch_size, dev)
     loss_fn = F.cross_entropy
 
-    it = 0
-
-    def step():
-        nonlocal it
-        x, y = batches[it % NUM_BATCHES]
-        it += 1
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
+    def train_step(batch):
+        """forward + loss (autocast in bf16/fp16), backward, optimizer step; no zero_grad."""
+        x, y = batch
+        with prec.autocast():
+            loss = loss_fn(model(x), y)
+        prec.backward(loss)
+        prec.step(opt)
         return loss
 
-    timing = measure(name, step, dev, ci_target, min_samples, min_time, max_time, verbose)
-    return case_record(name, batch_size, timing, n_params, opt_kind)
+    return TrainCase(name=name, train_step=train_step, batches=batches,
+                     zero_grad=lambda: opt.zero_grad(set_to_none=True), n_params=n_params,
+                     optimizer=opt_kind, precision=prec, modules=[model])
+
+
+def run_case(name: str, dev: torch.device, batch_size: int, ci_target: float, min_samples: int,
+             min_time: float, max_time: float, verbose: bool = True, dtype: str = "float32",
+             graphs: bool = False) -> dict:
+    case = build_case(name, dev, batch_size, dtype, graphs, verbose)
+    return time_case(case, dev, graphs, batch_size, ci_target, min_samples, min_time,
+                     max_time, verbose)
 
 
 # --------------------------------------------------------------------------------------------
@@ -185,28 +200,35 @@ def main(argv=None) -> int:
     models = parse_models(p, a, MODELS)
 
     dev = resolve_device(a.device)
+    check_graphs_device(a, dev)          # --graphs off CUDA: one line, exit status 2
     dev_str = str(dev)
     dname = device_name(dev)
     if not a.quiet:
         print(f"torch {torch.__version__}, device {dev_str} ({dname}), "
-              f"threads {torch.get_num_threads()}, batch {a.batch_size}", flush=True)
+              f"threads {torch.get_num_threads()}, batch {a.batch_size}, "
+              f"dtype {','.join(a.dtypes)}"
+              + (f", graphs {a.graphs}" if a.graphs else ""), flush=True)
 
-    cases = []
-    for m in models:
-        cases.append(run_case(m, dev, a.batch_size, a.ci_target, a.min_samples, a.min_time,
-                              a.max_time, verbose=not a.quiet))
-        # free the model/optimizer of the previous case before the next one
-        if dev.type == "cuda":
-            torch.cuda.empty_cache()
+    def build(m, dtype, graphs):
+        return build_case(m, dev, a.batch_size, dtype, graphs, verbose=not a.quiet)
+
+    try:
+        cases, skipped = run_all(models, build, dev, a, verbose=not a.quiet)
+    except GraphRefused as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
     print()
     print_table(dev_str, cases)
+    for s in skipped:
+        print(f"skipped: {s['model']} ({s['reason']})")
 
     if a.json:
-        write_json(a.json, dev_str, dname, common_settings(a), cases)
+        write_json(a.json, dev_str, dname, common_settings(a), cases,
+                   {"skipped": skipped} if skipped else None)
         if not a.quiet:
             print(f"\nwrote {a.json}")
-    return 0
+    return 1 if skipped else 0
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@ Usage:
 CPP.json is written by `accelbench run --json` (schema accelbench.run/1); PY.json by
 bench/python/article_models.py (mlp, cnn, transformer) or bench/python/real_cases.py
 (resnet18, bert-base, dcgan), schema accelbench.python-reference/1. Cases are matched on
-(model, device type, dtype, batch size) -- a missing dtype counts as float32 -- and, for the
-real cases, must not disagree on their configuration (resnet18 variant, bert-base seq_len,
-dcgan nc) where both files state it. The ratio C++ median / Python median of the step time is
-printed: < 1 means the C++ tool is faster, > 1 means Python is faster.
+(model, graphs, device type, dtype, batch size) -- a missing dtype counts as float32 -- and,
+for the real cases, must not disagree on their configuration (resnet18 variant, bert-base
+seq_len, dcgan nc) where both files state it. graphs: the step replayed as a CUDA graph
+(--graphs), from the case's "graphs" / "spec.graphs" or a "[graphs]" label ("mlp[graphs]");
+a graphs case is only compared with a graphs case. The ratio C++ median / Python median of
+the step time is printed: < 1 means the C++ tool is faster, > 1 means Python is faster.
 
 Standard library only.
 """
@@ -77,6 +79,34 @@ def model_name(v) -> str:
     return MODEL_ALIASES.get(name.lower(), name)
 
 
+def split_graphs(label) -> tuple:
+    """'mlp[graphs]' -> ('mlp', True); 'mlp[width=4096,graphs]' -> ('mlp[width=4096]', True);
+    'mlp' -> ('mlp', False). Other bracketed options stay in the name (a different model)."""
+    name = str(label or "").strip()
+    if not name.endswith("]") or "[" not in name:
+        return name, False
+    base, opts = name[:-1].split("[", 1)
+    parts = [o.strip() for o in opts.split(",") if o.strip()]
+    if "graphs" not in parts:
+        return name, False
+    rest = [o for o in parts if o != "graphs"]
+    return (f"{base}[{','.join(rest)}]" if rest else base), True
+
+
+def case_model(c: dict, *paths) -> tuple:
+    """(model name, graphs) of a case: the name without its '[graphs]', graphs from the label
+    or from a "graphs" / "spec.graphs" field."""
+    name, graphs = split_graphs(lookup(c, *paths, default=""))
+    flag = lookup(c, "graphs", "spec.graphs")
+    if isinstance(flag, str):
+        flag = flag.strip().lower() in ("1", "true", "yes")
+    return model_name(name), bool(graphs or flag)
+
+
+def label(model: str, graphs: bool) -> str:
+    return f"{model}[graphs]" if graphs else model
+
+
 def dtype_name(v) -> str:
     name = str(v or "float32").strip().lower()
     return DTYPE_ALIASES.get(name, name)
@@ -127,9 +157,11 @@ def cpp_cases(doc: dict):
         if not isinstance(c, dict):
             continue
         status = str(lookup(c, "status", default="ok")).lower()
+        model, graphs = case_model(c, "workload.name", "workload", "model", "name",
+                                   "spec.workload", "label")
         out.append({
-            "model": model_name(lookup(c, "workload", "model", "workload.name", "name",
-                                       default="")),
+            "model": model,
+            "graphs": graphs,
             "device": device_type(lookup(c, "device", "device.type", default=doc.get("device"))),
             "dtype": dtype_name(lookup(c, "dtype", "spec.dtype")),
             "config": case_config(c),
@@ -155,8 +187,10 @@ def py_cases(doc: dict, path: str):
     for c in lookup(doc, "cases", default=[]) or []:
         if not isinstance(c, dict):
             continue
+        model, graphs = case_model(c, "model", "workload")
         out.append({
-            "model": model_name(lookup(c, "model", "workload", default="")),
+            "model": model,
+            "graphs": graphs,
             "device": device_type(lookup(c, "device", default=top_dev)),
             "dtype": dtype_name(lookup(c, "dtype")),
             "config": case_config(c),
@@ -191,7 +225,8 @@ def main(argv=None) -> int:
     if not a.include_failed:
         skipped = [c for c in cpp if c["status"] != "ok"]
         for c in skipped:
-            print(f"note: skipping C++ case {c['model']}/{c['device']}/b{c['batch']} "
+            print(f"note: skipping C++ case {label(c['model'], c['graphs'])}/{c['device']}/"
+                  f"b{c['batch']} "
                   f"(status {c['status']})", file=sys.stderr)
         cpp = [c for c in cpp if c["status"] == "ok"]
     py = []
@@ -199,7 +234,7 @@ def main(argv=None) -> int:
         py.extend(py_cases(load(path), path))
 
     def key(c):
-        return (c["model"], c["device"], c["dtype"], c["batch"])
+        return (c["model"], c["graphs"], c["device"], c["dtype"], c["batch"])
 
     py_index = {}
     for i, c in enumerate(py):
@@ -228,7 +263,8 @@ def main(argv=None) -> int:
             if ratio is not None:
                 notes.append("C++ faster" if ratio < 1 else "Python faster" if ratio > 1 else "")
             rows.append([
-                c["model"], c["device"], c["dtype"], str(c["batch"]), ms(c["median"]),
+                label(c["model"], c["graphs"]), c["device"], c["dtype"], str(c["batch"]),
+                ms(c["median"]),
                 f"{ms(c['ci_low'])}..{ms(c['ci_high'])}", ms(q["median"]),
                 f"{ms(q['ci_low'])}..{ms(q['ci_high'])}",
                 "-" if ratio is None else f"{ratio:.3f}",
@@ -237,8 +273,8 @@ def main(argv=None) -> int:
 
     def describe(c):
         cfg = "".join(f" {k}={v}" for k, v in sorted(c["config"].items()))
-        return (f"model={c['model']} device={c['device']} dtype={c['dtype']} "
-                f"batch={c['batch']}{cfg}")
+        return (f"model={label(c['model'], c['graphs'])} device={c['device']} "
+                f"dtype={c['dtype']} batch={c['batch']}{cfg}")
 
     unmatched_cpp = sorted({describe(c) for j, c in enumerate(cpp) if j not in matched_cpp})
     unmatched_py = sorted({describe(c) for i, c in enumerate(py) if i not in matched_py})
@@ -251,7 +287,7 @@ def main(argv=None) -> int:
             print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
         print("\nratio = C++ median step time / Python median step time (< 1: C++ is faster)")
     else:
-        print("no matching cases (match key: model, device type, dtype, batch size)")
+        print("no matching cases (match key: model, graphs, device type, dtype, batch size)")
     for k in unmatched_cpp:
         print(f"unmatched C++ case: {k}")
     for k in unmatched_py:

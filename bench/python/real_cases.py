@@ -9,6 +9,11 @@ timing engine as article_models.py (timing.py). The JSON it writes
 (accelbench.python-reference/1) can be compared with `accelbench run --json` by
 bench/python/compare_cpp_python.py.
 
+--dtype bfloat16/float16 trains under autocast (float16 with loss scaling; not dcgan, as in
+the C++ tool), --graphs captures each model's whole training step (dcgan: its G and D steps
+together) once in a CUDA graph and times its replays (timing.GraphedStep); '--graphs both'
+times eager and graphs side by side.
+
 Needs torch; torchvision (else a hand-written, identical ResNet-18 is used) and transformers
 (else bert-base is skipped) are optional. No network, no numpy.
 
@@ -30,9 +35,9 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import (  # noqa: E402
-    NUM_BATCHES, SEED, add_common_args, case_record, check_params, common_settings,
-    device_name, make_optimizer, measure, param_count, parse_models, print_table,
-    resolve_device, sync, write_json)
+    NUM_BATCHES, SEED, GraphRefused, Precision, SkipModel, TrainCase, add_common_args,
+    check_graphs_device, check_params, common_settings, device_name, make_step_optimizer,
+    param_count, parse_models, print_table, resolve_device, run_all, sync, write_json)
 
 MODEL_NAMES = ("resnet18", "bert-base", "dcgan")
 
@@ -63,6 +68,8 @@ DCGAN_IMAGE = 64
 DCGAN_LR = 2e-4
 DCGAN_BETAS = (0.5, 0.999)
 DCGAN_EXPECTED = {1: (3_574_656, 2_763_520), 3: (3_576_704, 2_765_568)}  # nc: (G, D)
+DCGAN_FP16_REFUSAL = ("dcgan does not support --dtype float16 (its two optimizers would need "
+                      "loss scaling each, which the C++ tool does not do either); use bfloat16")
 
 
 # --------------------------------------------------------------------------------------------
@@ -205,7 +212,7 @@ def resnet_batches(batch_size: int, dev: torch.device):
     return batches
 
 
-def run_resnet18(dev, a, verbose):
+def build_resnet18_case(dev, a, dtype="float32", graphs=False, verbose=True) -> TrainCase:
     name = "resnet18"
     if a.resnet_impl != "handwritten":
         tv, _ = _torchvision()
@@ -217,32 +224,31 @@ def run_resnet18(dev, a, verbose):
     check_params(name, n_params, RESNET_EXPECTED[a.variant], verbose)
     model = model.to(dev)
     model.train()
-    opt, opt_kind = make_optimizer(model.parameters(), dev, torch.optim.Adam, "adam",
-                                   lr=RESNET_LR)
+    prec = Precision(dtype, dev, graphs)
+    opt, opt_kind = make_step_optimizer(model.parameters(), dev, torch.optim.Adam, "adam",
+                                        graphs, prec, lr=RESNET_LR)
     batches = resnet_batches(a.batch_size, dev)
 
-    it = 0
-
-    def step():
-        nonlocal it
-        x, y = batches[it % NUM_BATCHES]
-        it += 1
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
+    def train_step(batch):
+        """forward + loss (autocast in bf16/fp16), backward, optimizer step; no zero_grad."""
+        x, y = batch
+        with prec.autocast():
+            loss = F.cross_entropy(model(x), y)
+        prec.backward(loss)
+        prec.step(opt)
         return loss
 
-    timing = measure(name, step, dev, a.ci_target, a.min_samples, a.min_time, a.max_time,
-                     verbose)
-    return case_record(name, a.batch_size, timing, n_params, opt_kind, {
-        "dtype": "float32",
-        "variant": a.variant,
-        "implementation": impl,
-        "input_shape": [a.batch_size, 3, 32, 32],
-        "loss_fn": "cross_entropy",
-        "lr": RESNET_LR,
-    })
+    return TrainCase(
+        name=name, train_step=train_step, batches=batches,
+        zero_grad=lambda: opt.zero_grad(set_to_none=True), n_params=n_params,
+        optimizer=opt_kind, precision=prec, modules=[model],
+        extra={
+            "variant": a.variant,
+            "implementation": impl,
+            "input_shape": [a.batch_size, 3, 32, 32],
+            "loss_fn": "cross_entropy",
+            "lr": RESNET_LR,
+        })
 
 
 # --------------------------------------------------------------------------------------------
@@ -307,11 +313,11 @@ def make_bert_scheduler(opt, transformers):
     return torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda), "LambdaLR (linear warm-up/decay)"
 
 
-def run_bert(dev, a, verbose):
+def build_bert_case(dev, a, dtype="float32", graphs=False, verbose=True) -> TrainCase:
     name = "bert-base"
     transformers, why = _transformers()
     if transformers is None:
-        return None, f"transformers is not available ({why})"
+        raise SkipModel(f"transformers is not available ({why}); install transformers to run it")
     from transformers import BertConfig, BertForSequenceClassification
 
     if a.seq_len > 512:
@@ -331,44 +337,71 @@ def run_bert(dev, a, verbose):
     check_params(name, n_params, BERT_EXPECTED, verbose)
     model = model.to(dev)
     model.train()
-    opt, opt_kind = make_optimizer(model.parameters(), dev, torch.optim.AdamW, "adamw",
-                                   lr=BERT_LR, weight_decay=BERT_WEIGHT_DECAY)
-    sched, sched_kind = make_bert_scheduler(opt, transformers)
+    prec = Precision(dtype, dev, graphs)
+    # graphs: the learning rate is a tensor on the device that the captured fused kernel reads
+    opt, opt_kind = make_step_optimizer(model.parameters(), dev, torch.optim.AdamW, "adamw",
+                                        graphs, prec, tensor_lr=graphs, lr=BERT_LR,
+                                        weight_decay=BERT_WEIGHT_DECAY)
+    if not graphs:
+        sched, sched_kind = make_bert_scheduler(opt, transformers)
+        before_step = None
+    else:
+        # The schedule (get_linear_schedule_with_warmup, a LambdaLR: lr set from the host after
+        # each step) runs on a stand-in optimizer on the CPU with the same base lr; before each
+        # step (each replay) its lr is filled into the real optimizer's lr tensor, in place, so
+        # that the captured kernel reads it. A scheduler attached to the tensor lr itself would
+        # compute on the device, and a version that assigned group["lr"] anew instead of
+        # filling it would leave the graph reading the old tensor.
+        lr_tensor = opt.param_groups[0]["lr"]
+        host_opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BERT_LR)
+        sched, sched_kind = make_bert_scheduler(host_opt, transformers)
+        sched_kind += " (host-side; lr filled into a device tensor before each replay)"
+
+        def before_step():
+            lr_tensor.fill_(sched.get_last_lr()[0])
     batches, real_tokens = bert_batches(a.batch_size, a.seq_len, dev)
     if verbose:
         print(f"[{name}] seq_len {a.seq_len}: real (non-pad) tokens per batch {real_tokens} "
               f"of {a.batch_size * a.seq_len}", flush=True)
 
-    it = 0
+    steps = 0
 
-    def step():
-        nonlocal it
-        b = batches[it % NUM_BATCHES]
-        it += 1
-        opt.zero_grad(set_to_none=True)
-        out = model(**b)            # loss = cross-entropy over the 2 labels
-        out.loss.backward()
-        opt.step()
-        sched.step()
+    def train_step(b):
+        """forward + loss (the model's own cross-entropy, autocast in bf16/fp16), backward,
+        optimizer step; no zero_grad, no scheduler (after_step)."""
+        with prec.autocast():
+            out = model(**b)
+        prec.backward(out.loss)
+        prec.step(opt)
         return out.loss
 
-    timing = measure(name, step, dev, a.ci_target, a.min_samples, a.min_time, a.max_time,
-                     verbose)
-    return case_record(name, a.batch_size, timing, n_params, opt_kind, {
-        "dtype": "float32",
-        "seq_len": a.seq_len,
-        "implementation": f"transformers {transformers.__version__}",
-        "attn_implementation": attn,
-        "real_tokens_per_batch": real_tokens,
-        "real_tokens_per_batch_mean": sum(real_tokens) / len(real_tokens),
-        "tokens_per_batch": a.batch_size * a.seq_len,
-        "scheduler": sched_kind,
-        "lr": BERT_LR,
-        "weight_decay": BERT_WEIGHT_DECAY,
-        "schedule_steps": {"warmup": BERT_WARMUP_STEPS, "total": BERT_TOTAL_STEPS},
-        "lr_last": float(sched.get_last_lr()[0]),
-        "steps_run": it,
-    }), None
+    def after_step():
+        nonlocal steps
+        sched.step()
+        steps += 1
+
+    def finish():
+        if graphs:
+            assert opt.param_groups[0]["lr"] is lr_tensor, "the lr tensor was replaced"
+        return {"lr_last": float(sched.get_last_lr()[0]), "steps_run": steps}
+
+    return TrainCase(
+        name=name, train_step=train_step, batches=batches,
+        zero_grad=lambda: opt.zero_grad(set_to_none=True), n_params=n_params,
+        optimizer=opt_kind, precision=prec, modules=[model], before_step=before_step,
+        after_step=after_step, finish=finish,
+        extra={
+            "seq_len": a.seq_len,
+            "implementation": f"transformers {transformers.__version__}",
+            "attn_implementation": attn,
+            "real_tokens_per_batch": real_tokens,
+            "real_tokens_per_batch_mean": sum(real_tokens) / len(real_tokens),
+            "tokens_per_batch": a.batch_size * a.seq_len,
+            "scheduler": sched_kind,
+            "lr": BERT_LR,
+            "weight_decay": BERT_WEIGHT_DECAY,
+            "schedule_steps": {"warmup": BERT_WARMUP_STEPS, "total": BERT_TOTAL_STEPS},
+        })
 
 
 # --------------------------------------------------------------------------------------------
@@ -455,9 +488,12 @@ def dcgan_batches(batch_size: int, nc: int, dev: torch.device):
     return batches
 
 
-def run_dcgan(dev, a, verbose):
+def build_dcgan_case(dev, a, dtype="float32", graphs=False, verbose=True) -> TrainCase:
     name = "dcgan"
     nc = a.nc
+    if dtype == "float16":
+        # as the C++ tool (and checked before any case runs, in main)
+        raise GraphRefused(DCGAN_FP16_REFUSAL)
     torch.manual_seed(SEED)
     netG = Generator(nc=nc).to(dev)
     netG.apply(weights_init)
@@ -469,40 +505,49 @@ def run_dcgan(dev, a, verbose):
     check_params(f"{name} D", n_d, exp_d, verbose)
     netG.train()
     netD.train()
+    prec = Precision(dtype, dev, graphs)
     criterion = nn.BCELoss()
-    optimizerD, opt_kind = make_optimizer(netD.parameters(), dev, torch.optim.Adam, "adam",
-                                          lr=DCGAN_LR, betas=DCGAN_BETAS)
-    optimizerG, _ = make_optimizer(netG.parameters(), dev, torch.optim.Adam, "adam",
-                                   lr=DCGAN_LR, betas=DCGAN_BETAS)
+    optimizerD, opt_kind = make_step_optimizer(netD.parameters(), dev, torch.optim.Adam, "adam",
+                                               graphs, prec, lr=DCGAN_LR, betas=DCGAN_BETAS)
+    optimizerG, _ = make_step_optimizer(netG.parameters(), dev, torch.optim.Adam, "adam",
+                                        graphs, prec, lr=DCGAN_LR, betas=DCGAN_BETAS)
     batches = dcgan_batches(a.batch_size, nc, dev)
     real_label, fake_label = 1.0, 0.0
 
-    it = 0
+    def D(x):
+        # bf16: the forward under autocast, BCELoss outside it in float32 (it is unsafe to
+        # autocast), as the C++ tool; in float32 both are no-ops
+        with prec.autocast():
+            out = netD(x)
+        return out.float()
 
-    def step():
+    def zero_grad():
+        # The example clears D's gradients at the start of an iteration and G's before G's
+        # backward; G gets none in between (D sees fake.detach()), so clearing both here, before
+        # the step, is the same and leaves the step itself without zero_grad (as captured).
+        netD.zero_grad(set_to_none=True)
+        netG.zero_grad(set_to_none=True)
+
+    def train_step(real):
         """One iteration of the example's loop (without its logging .item() calls)."""
-        nonlocal it
-        real = batches[it % NUM_BATCHES]
-        it += 1
         batch_size = real.size(0)
         # (1) Update D network: maximize log(D(x)) + log(1 - D(G(z)))
-        netD.zero_grad(set_to_none=True)
         label = torch.full((batch_size,), real_label, dtype=real.dtype, device=dev)
-        output = netD(real)
+        output = D(real)
         errD_real = criterion(output, label)
         errD_real.backward()
-        noise = torch.randn(batch_size, DCGAN_NZ, 1, 1, device=dev)
-        fake = netG(noise)
+        noise = torch.randn(batch_size, DCGAN_NZ, 1, 1, device=dev)  # in a graph: new each replay
+        with prec.autocast():
+            fake = netG(noise)
         label.fill_(fake_label)
-        output = netD(fake.detach())
+        output = D(fake.detach())
         errD_fake = criterion(output, label)
         errD_fake.backward()
         errD = errD_real + errD_fake
         optimizerD.step()
         # (2) Update G network: maximize log(D(G(z)))
-        netG.zero_grad(set_to_none=True)
         label.fill_(real_label)  # fake labels are real for generator cost
-        output = netD(fake)
+        output = D(fake)
         errG = criterion(output, label)
         errG.backward()
         optimizerG.step()
@@ -512,19 +557,24 @@ def run_dcgan(dev, a, verbose):
         errD, errG = (float(t.item()) for t in ret)
         return {"loss": errD + errG, "loss_d": errD, "loss_g": errG}
 
-    timing = measure(name, step, dev, a.ci_target, a.min_samples, a.min_time, a.max_time,
-                     verbose, read_loss=read_loss)
-    return case_record(name, a.batch_size, timing, n_g + n_d, opt_kind, {
-        "dtype": "float32",
-        "nc": nc,
-        "image_size": DCGAN_IMAGE,
-        "nz": DCGAN_NZ,
-        "param_count_g": n_g,
-        "param_count_d": n_d,
-        "loss_definition": "loss = errD + errG (errD = errD_real + errD_fake, BCELoss)",
-        "lr": DCGAN_LR,
-        "betas": list(DCGAN_BETAS),
-    })
+    return TrainCase(
+        name=name, train_step=train_step, batches=batches, zero_grad=zero_grad,
+        n_params=n_g + n_d, optimizer=opt_kind, precision=prec, modules=[netG, netD],
+        read_loss=read_loss,
+        extra={
+            "nc": nc,
+            "image_size": DCGAN_IMAGE,
+            "nz": DCGAN_NZ,
+            "param_count_g": n_g,
+            "param_count_d": n_d,
+            "loss_definition": "loss = errD + errG (errD = errD_real + errD_fake, BCELoss)",
+            "lr": DCGAN_LR,
+            "betas": list(DCGAN_BETAS),
+        })
+
+
+BUILDERS = {"resnet18": build_resnet18_case, "bert-base": build_bert_case,
+            "dcgan": build_dcgan_case}
 
 
 # --------------------------------------------------------------------------------------------
@@ -549,30 +599,29 @@ def main(argv=None) -> int:
     if a.seq_len < 1:
         p.error("--seq-len must be >= 1")
 
+    if "dcgan" in models and "float16" in a.dtypes:
+        print(f"error: {DCGAN_FP16_REFUSAL}", file=sys.stderr)
+        return 2
+
     dev = resolve_device(a.device)
+    check_graphs_device(a, dev)          # --graphs off CUDA: one line, exit status 2
     dev_str = str(dev)
     dname = device_name(dev)
     verbose = not a.quiet
     if verbose:
         print(f"torch {torch.__version__}, device {dev_str} ({dname}), "
-              f"threads {torch.get_num_threads()}, batch {a.batch_size}", flush=True)
+              f"threads {torch.get_num_threads()}, batch {a.batch_size}, "
+              f"dtype {','.join(a.dtypes)}"
+              + (f", graphs {a.graphs}" if a.graphs else ""), flush=True)
 
-    cases, skipped = [], []
-    for m in models:
-        if m == "resnet18":
-            cases.append(run_resnet18(dev, a, verbose))
-        elif m == "bert-base":
-            case, why = run_bert(dev, a, verbose)
-            if case is None:
-                print(f"[{m}] skipped: {why}; install transformers to run it", flush=True)
-                skipped.append({"model": m, "reason": why})
-            else:
-                cases.append(case)
-        elif m == "dcgan":
-            cases.append(run_dcgan(dev, a, verbose))
-        # free the model/optimizer of the previous case before the next one
-        if dev.type == "cuda":
-            torch.cuda.empty_cache()
+    def build(m, dtype, graphs):
+        return BUILDERS[m](dev, a, dtype, graphs, verbose)
+
+    try:
+        cases, skipped = run_all(models, build, dev, a, verbose)
+    except GraphRefused as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
     print()
     print_table(dev_str, cases)
@@ -590,7 +639,8 @@ def main(argv=None) -> int:
                    {"skipped": skipped} if skipped else None)
         if verbose:
             print(f"\nwrote {a.json}")
-    return 0
+    # a model skipped for a missing package is not an error; a graph that failed to capture is
+    return 1 if any(s.get("graphs") for s in skipped) else 0
 
 
 if __name__ == "__main__":
