@@ -34,10 +34,11 @@ std::string memory_remedy(const std::string& workload, const std::string& dtype,
   return fmt::format("to go further use {}", fmt::join(ways, " or "));
 }
 
-const CaseResult* find_case(const RunResult& run, const std::string& w, const std::string& d, const std::string& t,
-                            std::int64_t batch) {
+// The case of `like`'s model (its width, checkpointing and graphs too) in precision `t`.
+const CaseResult* find_case(const RunResult& run, const CaseSpec& like, const std::string& t) {
   for (const auto& c : run.cases)
-    if (c.ok() && c.spec.workload == w && c.spec.device == d && c.spec.dtype == t && c.spec.batch_size == batch)
+    if (c.ok() && model_label(c.spec) == model_label(like) && c.spec.device == like.device && c.spec.dtype == t &&
+        c.spec.batch_size == like.batch_size)
       return &c;
   return nullptr;
 }
@@ -413,7 +414,7 @@ void advise_launch_bound(const RunResult& run, const CaseResult& c, std::vector<
 // Rule 5: a lower precision measured beside float32: quote the gain and the loss it reached.
 void advise_precision_case(const RunResult& run, const CaseResult& c, std::vector<Advice>& out) {
   if (c.spec.dtype != "float32") {
-    const auto* base = find_case(run, c.spec.workload, c.spec.device, "float32", c.spec.batch_size);
+    const auto* base = find_case(run, c.spec, "float32");
     if (base && !base->samples.empty() && !c.samples.empty()) {
       const auto r = ratio_of_medians(base->samples, c.samples);
       const std::string figure = format_ratio_ci(r.ratio, r.low, r.high);

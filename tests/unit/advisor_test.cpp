@@ -813,3 +813,27 @@ TEST(Advisor, LaunchBoundOncePerSubject) {
   const auto it = std::find_if(a.begin(), a.end(), [](const Advice& x) { return x.rule == "launch-bound"; });
   EXPECT_NE(it->text.find("45.0%"), std::string::npos) << it->text;
 }
+
+// --graphs: a graphs case's precision advice compares it with the graphs case in float32, never
+// with the eager one; the eager case's launch-bound advice quotes the graphs figure.
+TEST(Advisor, GraphsCasesAreComparedWithGraphsCases) {
+  auto make = [](const std::string& dtype, bool graphs, double step) {
+    CaseResult c;
+    c.spec = CaseSpec{"mlp", "cuda:0", dtype, 64, 0, 0, false, graphs};
+    for (int i = 0; i < 30; ++i) c.samples.push_back(step * (1 + 0.001 * (i % 3)));
+    c.stats = summarize(c.samples);
+    c.loss_before = 2.3;
+    c.loss_after = 1.0;
+    return c;
+  };
+  RunResult run;
+  run.cases = {make("float32", false, 400e-6), make("float32", true, 118e-6), make("bfloat16", false, 700e-6),
+               make("bfloat16", true, 104e-6)};
+  run.cases[0].device_busy_fraction = 0.3;
+  run.cases[0].launch_bound = true;
+  run.graph_speedups = compute_graph_speedups(run.cases);
+  const auto text = render_advice(advise(run));
+  EXPECT_EQ(text.find("3.8"), std::string::npos) << "bf16 graphs against fp32 eager: " << text;  // 400/104
+  EXPECT_NE(text.find("mlp[graphs] on cuda:0 (bfloat16): bfloat16 is 1.13x"), std::string::npos) << text;  // 118/104
+  EXPECT_NE(text.find("the whole step in a CUDA graph, measured here: 400.4 us -> 118.1 us a step"), std::string::npos) << text;
+}
