@@ -14,6 +14,7 @@
 #include <random>
 
 #include "data/tokenizer.h"
+#include "workloads/fused_linear.h"
 #include "workloads/checkpoint.h"
 #include "workloads/module_task.h"
 
@@ -46,11 +47,12 @@ struct BertLayerImpl : nn::Module {
     const auto B = x.size(0), S = x.size(1);
     constexpr auto D = kHidden / kHeads;
     auto heads = [&](const at::Tensor& t) { return t.view({B, S, kHeads, D}).transpose(1, 2); };
-    auto ctx = at::scaled_dot_product_attention(heads(query(x)), heads(key(x)), heads(value(x)), mask,
+    auto ctx = at::scaled_dot_product_attention(heads(linear_of(query, x)), heads(linear_of(key, x)),
+                                                heads(linear_of(value, x)), mask,
                                                 is_training() ? p_drop : 0.0, /*is_causal=*/false);
     ctx = ctx.transpose(1, 2).reshape({B, S, kHidden});
-    auto h = attn_norm(x + dropout(attn_out(ctx)));
-    auto ff = output(torch::gelu(intermediate(h)));
+    auto h = attn_norm(x + dropout(linear_of(attn_out, ctx)));
+    auto ff = linear_of(output, torch::gelu(linear_of(intermediate, h)));
     return out_norm(h + dropout(ff));
   }
   at::Tensor dropout(const at::Tensor& t) { return F::dropout(t, F::DropoutFuncOptions().p(p_drop).training(is_training())); }

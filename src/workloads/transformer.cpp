@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "workloads/fused_linear.h"
 #include "workloads/checkpoint.h"
 #include "workloads/module_task.h"
 
@@ -33,15 +34,16 @@ struct EncoderLayerImpl : torch::nn::Module {
     namespace F = torch::nn::functional;
     const auto B = x.size(0), S = x.size(1);
     constexpr auto D = kModel / kHeads;
-    auto qkv = in_proj(x).view({B, S, 3, kHeads, D}).permute({2, 0, 3, 1, 4});  // [3, B, H, S, D]
+    // [3, B, H, S, D], split by unbind: one stack in the backward pass, not three gradients added up
+    const auto qkv = linear_of(in_proj, x).view({B, S, 3, kHeads, D}).permute({2, 0, 3, 1, 4}).unbind(0);
     auto attn = at::scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], /*attn_mask=*/{},
                                                  is_training() ? p_drop : 0.0, /*is_causal=*/false);
     attn = attn.transpose(1, 2).reshape({B, S, kModel});
     auto dropout = [this](const at::Tensor& t) {
       return F::dropout(t, F::DropoutFuncOptions().p(p_drop).training(is_training()));
     };
-    auto h = norm1(x + dropout(out_proj(attn)));
-    auto ff = linear2(dropout(torch::relu(linear1(h))));
+    auto h = norm1(x + dropout(linear_of(out_proj, attn)));
+    auto ff = linear_of(linear2, dropout(torch::relu(linear_of(linear1, h))));
     return norm2(h + dropout(ff));
   }
 
