@@ -114,7 +114,7 @@ std::string case_label(const CaseSpec& s) {
 }
 bool same_key(const CaseSpec& x, const CaseSpec& y) {
   return x.workload == y.workload && x.device == y.device && x.dtype == y.dtype && x.batch_size == y.batch_size &&
-         x.width == y.width && x.checkpoint == y.checkpoint;
+         x.width == y.width && x.checkpoint == y.checkpoint && x.graphs == y.graphs;
 }
 }  // namespace
 

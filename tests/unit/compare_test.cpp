@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/compare.h"
 #include "core/errors.h"
 #include "support/synthetic_runs.h"
@@ -131,4 +133,19 @@ TEST(Changes, TwoStepsAndAStepWithinTheNoiseIsNot) {
   EXPECT_LT(ch[1].ratio, 1.0);
   // a 3% step when each run's CI is +-10%: not beyond the noise
   EXPECT_TRUE(detect_changes(series({1, 1, 1, 1, 1.03, 1.03, 1.03, 1.03}, 0.10)).empty());
+}
+
+// --graphs: a graphs case is compared with the graphs case of the other run, never with the eager one.
+TEST(Compare, AGraphsCaseMatchesOnlyAGraphsCase) {
+  auto a = make_run();
+  auto b = make_run();
+  const auto accel = std::find_if(a.cases.begin(), a.cases.end(), [](const CaseResult& c) { return c.spec.device != "cpu"; });
+  ASSERT_NE(accel, a.cases.end());
+  auto graphs = *accel;
+  graphs.spec.graphs = true;
+  a.cases.push_back(graphs);  // in A only
+  const auto c = compare_runs(a, b);
+  EXPECT_EQ(c.cases.size(), b.cases.size());
+  ASSERT_EQ(c.only_in_a.size(), 1u);
+  EXPECT_NE(c.only_in_a[0].find("[graphs]"), std::string::npos) << c.only_in_a[0];
 }
