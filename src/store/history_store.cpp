@@ -888,8 +888,12 @@ RunResult HistoryStore::load_run(std::int64_t id) const {
 std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f) const {
   const std::string sql = fmt::format(
       "SELECT r.id, r.uid, r.timestamp_utc, r.torch_version, r.host, c.workload, c.device, c.dtype, c.batch_size,"
-      " c.threads, c.n, c.median, c.ci_low, c.ci_high, COALESCE(json_extract(c.case_json, '$.width'), 0),"
-      " COALESCE(json_extract(c.case_json, '$.checkpoint'), 0), COALESCE(json_extract(c.case_json, '$.graphs'), 0)"
+      " c.threads, c.n, c.median, c.ci_low, c.ci_high,"
+      // what else tells cases apart, from the stored case (0 where it is not valid JSON: a damaged row
+      // must not make the whole history unreadable)
+      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.width'), 0) ELSE 0 END,"
+      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.checkpoint'), 0) ELSE 0 END,"
+      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.graphs'), 0) ELSE 0 END"
       " FROM cases c JOIN runs r ON r.id = c.run_id"
       " WHERE c.status = 'ok' AND c.n > 0 AND {} ORDER BY r.id, c.ord",
       kCaseFilter);

@@ -39,6 +39,9 @@ CaseHistoryPoint point(std::int64_t run_id, const CaseResult& c, double median, 
   p.dtype = c.spec.dtype;
   p.batch_size = c.spec.batch_size;
   p.threads = c.spec.threads;
+  p.width = c.spec.width;
+  p.checkpoint = c.spec.checkpoint;
+  p.graphs = c.spec.graphs;
   p.n = 100;
   p.median = median;
   return p;
@@ -150,6 +153,38 @@ TEST(RunToRun, WidensANarrowIntervalAndTheSpeedupButKeepsAWideOne) {
   const auto note = run_to_run_note(run);
   EXPECT_NE(note.find("mlp cuda:0 float32"), std::string::npos) << note;
   EXPECT_EQ(note.find("cnn"), std::string::npos) << note;
+}
+
+// --graphs: a graphs case's spread comes from earlier graphs runs only (never the eager case's),
+// and the graphs-over-eager speed-up takes both cases' spreads.
+TEST(RunToRun, AGraphsCaseHasItsOwnHistory) {
+  RunResult run;
+  run.context.host = "h";
+  run.context.torch_version = "2.11.0";
+  run.cases.push_back(ok_case("mlp", "cuda:0", 1.0e-3, 0.02));
+  run.cases.push_back(ok_case("mlp", "cuda:0", 0.12e-3, 0.01));
+  run.cases[1].spec.graphs = true;
+  Speedup s;
+  s.workload = "mlp";
+  s.model = "mlp[graphs]";
+  s.device = s.baseline_device = "cuda:0";
+  s.dtype = "float32";
+  s.batch_size = 64;
+  s.ratio = 1.0 / 0.12;
+  s.ci_low = s.ratio * 0.98;
+  s.ci_high = s.ratio * 1.02;
+  run.graph_speedups.push_back(s);
+  std::vector<CaseHistoryPoint> history;
+  for (int i = 1; i <= 3; ++i) {
+    history.push_back(point(i, run.cases[0], 1e-3 * (1 + 0.3 * i)));  // the eager step moves
+    history.push_back(point(i, run.cases[1], 0.12e-3));                // the graphs step does not
+  }
+  apply_run_to_run(run, history);
+  ASSERT_TRUE(run.cases[0].run_to_run && run.cases[1].run_to_run);
+  EXPECT_TRUE(run.cases[0].run_to_run->widened);
+  EXPECT_FALSE(run.cases[1].run_to_run->widened) << "the eager runs' spread leaked into the graphs case";
+  EXPECT_EQ(run.cases[1].run_to_run->earlier_runs, 3u);
+  EXPECT_TRUE(run.graph_speedups[0].widened_by_history) << "the eager case's spread widens graphs over eager";
 }
 
 TEST(RunToRun, OneSampleGetsItsOnlyIntervalFromEarlierRuns) {

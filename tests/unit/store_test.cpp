@@ -384,3 +384,20 @@ TEST_F(StoreTest, GraphsCasesKeepTheirLabelInTheHistory) {
   for (const auto& p : points)
     if (p.graphs) EXPECT_FALSE(p.is_case(eager) || p.is_case(wider));
 }
+
+// A case row whose JSON is damaged does not make the case history unreadable: its width,
+// checkpointing and graphs read as the defaults.
+TEST_F(StoreTest, CaseHistoryReadsPastADamagedCaseJson) {
+  {
+    HistoryStore store(db());
+    store.save_run(make_run());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db().c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE cases SET case_json = '{not json' WHERE rowid = 1", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  HistoryStore store(db());
+  std::vector<CaseHistoryPoint> points;
+  ASSERT_NO_THROW(points = store.case_history());
+  EXPECT_FALSE(points.empty());
+}
