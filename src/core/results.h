@@ -214,6 +214,7 @@ struct Speedup {
   std::string model;            // model_label(): "mlp[width=4096]"; the workload's name when plain
   std::optional<Parity> parity; // the device's training against the CPU's (run --parity-steps)
   bool widened_by_history = false;  // the interval widened by the cases' run-to-run spread (run)
+  std::string baseline_dtype;   // the baseline's precision where it is not `dtype` (speedups_over_fastest_cpu)
 };
 
 struct DeviceDescription {
@@ -247,6 +248,10 @@ struct RunResult {
   // Each graphs case (--graphs) over the eager case of the same model on its device: baseline_device
   // is that device, model the graphs case's label ("mlp[graphs]").
   std::vector<Speedup> graph_speedups;
+  // Each accelerator case over the CPU's fastest measured precision of the same model and batch,
+  // where that is another precision than the case's own (baseline_dtype names it): the speed-up a
+  // user who would train on the CPU at its best gets.
+  std::vector<Speedup> speedups_over_fastest_cpu;
   double wall_s = 0;
 };
 
@@ -258,6 +263,9 @@ Rounds samples_by_round(const CaseResult& c);
 std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases);
 // Speed-ups of every graphs case over the eager case of the same model, dtype and batch on its device.
 std::vector<Speedup> compute_graph_speedups(const std::vector<CaseResult>& cases);
+// Speed-ups of every accelerator case over the fastest CPU case (lowest median) of the same model
+// and batch in any precision, where that precision is not the case's own.
+std::vector<Speedup> compute_speedups_over_fastest_cpu(const std::vector<CaseResult>& cases);
 
 // JSON (the schema above). from_json accepts what to_json writes; throws std::runtime_error with
 // a one-line message on another schema.

@@ -310,6 +310,7 @@ void to_json(json& j, const Speedup& v) {
            {"baseline_device", v.baseline_device}, {"batch_size", v.batch_size}, {"dtype", v.dtype},
            {"ratio", v.ratio}, {"ci_low", v.ci_low}, {"ci_high", v.ci_high},
            {"widened_by_history", v.widened_by_history}};
+  if (!v.baseline_dtype.empty()) j["baseline_dtype"] = v.baseline_dtype;
   j["parity"] = v.parity ? json(*v.parity) : json(nullptr);
 }
 void from_json(const json& j, Speedup& v) {
@@ -319,6 +320,7 @@ void from_json(const json& j, Speedup& v) {
   get_if(j, "dtype", v.dtype); get_if(j, "ratio", v.ratio);
   get_if(j, "ci_low", v.ci_low); get_if(j, "ci_high", v.ci_high);
   get_if(j, "widened_by_history", v.widened_by_history);
+  get_if(j, "baseline_dtype", v.baseline_dtype);
   get_optional(j, "parity", v.parity);
 }
 
@@ -366,6 +368,7 @@ void to_json(json& j, const RunResult& v) {
   j = json{{"schema", v.schema}, {"command", v.command}, {"context", v.context},
            {"wall_s", v.wall_s}, {"speedups", v.speedups}, {"cases", v.cases}};
   if (!v.graph_speedups.empty()) j["graph_speedups"] = v.graph_speedups;
+  if (!v.speedups_over_fastest_cpu.empty()) j["speedups_over_fastest_cpu"] = v.speedups_over_fastest_cpu;
 }
 void from_json(const json& j, RunResult& v) {
   if (!j.is_object() || !j.contains("schema"))
@@ -406,6 +409,7 @@ void from_json(const json& j, RunResult& v) {
   read_array("cases", v.cases);
   read_array("speedups", v.speedups);
   read_array("graph_speedups", v.graph_speedups);
+  read_array("speedups_over_fastest_cpu", v.speedups_over_fastest_cpu);
 }
 
 Rounds samples_by_round(const CaseResult& c) {
@@ -452,6 +456,26 @@ std::vector<Speedup> compute_speedups(const std::vector<CaseResult>& cases) {
       return b.ok() && b.spec.device == "cpu" && !b.spec.graphs && same_model(b.spec, c.spec) && !b.samples.empty();
     });
     if (base != cases.end()) out.push_back(speedup_over(*base, c, "cpu"));
+  }
+  return out;
+}
+
+std::vector<Speedup> compute_speedups_over_fastest_cpu(const std::vector<CaseResult>& cases) {
+  std::vector<Speedup> out;
+  for (const auto& c : cases) {
+    if (!c.ok() || c.spec.device == "cpu" || c.samples.empty()) continue;
+    const CaseResult* fastest = nullptr;
+    for (const auto& b : cases) {
+      if (!b.ok() || b.spec.device != "cpu" || b.spec.graphs || b.samples.empty()) continue;
+      auto same = b.spec;
+      same.dtype = c.spec.dtype;
+      if (!same_model(same, c.spec)) continue;  // the model and batch, in any precision
+      if (!fastest || b.stats.median < fastest->stats.median) fastest = &b;
+    }
+    if (!fastest || fastest->spec.dtype == c.spec.dtype) continue;
+    auto s = speedup_over(*fastest, c, "cpu");
+    s.baseline_dtype = fastest->spec.dtype;
+    out.push_back(s);
   }
   return out;
 }

@@ -153,6 +153,7 @@ int run_suite(const SuiteRequest& req, RunResult& run, CaseMeasurer& measurer, P
   }
   run.speedups = compute_speedups(run.cases);
   run.graph_speedups = compute_graph_speedups(run.cases);
+  run.speedups_over_fastest_cpu = compute_speedups_over_fastest_cpu(run.cases);
   measure_parity(req, run, parity, printer);
   run.wall_s = clock.elapsed_s();
   printer.document(nlohmann::json(run));

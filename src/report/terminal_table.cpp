@@ -295,6 +295,10 @@ std::string render_terminal_report(const RunResult& run) {
   for (const auto& d : devices) header.push_back(fmt::format("{} s/epoch", d == "cpu" ? "CPU" : d));
   for (const auto& d : devices)
     if (d != "cpu") header.push_back(fmt::format("speed-up {} [95% CI]", d));
+  const bool over_fastest = !run.speedups_over_fastest_cpu.empty();
+  if (over_fastest)
+    for (const auto& d : devices)
+      if (d != "cpu") header.push_back(fmt::format("{} over the CPU's fastest", d));
   t1.push_back(header);
   for (const auto& m : models) {
     std::vector<std::string> row{row_name(m)};
@@ -313,10 +317,23 @@ std::string render_terminal_report(const RunResult& run) {
                             });
       row.push_back(s == run.speedups.end() ? "-" : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
     }
+    if (over_fastest)
+      for (const auto& d : devices) {
+        if (d == "cpu") continue;
+        auto s = std::find_if(run.speedups_over_fastest_cpu.begin(), run.speedups_over_fastest_cpu.end(), [&](const Speedup& x) {
+          return (x.model.empty() ? x.workload : x.model) == m.first && x.dtype == m.second && x.device == d;
+        });
+        row.push_back(s == run.speedups_over_fastest_cpu.end()
+                          ? "-"
+                          : fmt::format("{} (cpu {})", format_ratio_ci(s->ratio, s->ci_low, s->ci_high), s->baseline_dtype));
+      }
     t1.push_back(row);
   }
   out += render_table(t1);
   out += "s/epoch = median step time x steps per epoch, an estimate; (real) = one epoch timed end to end (--full-epoch).";
+  if (over_fastest)
+    out += " Speed-up: over the CPU in the same precision; over the CPU's fastest: over its fastest measured precision "
+           "(named), where that is another.";
   if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
     out += " ~ = noisy: CI target not met in the time allowed.";
   out += "\n";

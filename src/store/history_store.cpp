@@ -862,8 +862,9 @@ json HistoryStore::load_run_document_unchecked(std::int64_t id) const {
     speedups = compute_speedups(results);
   }
   doc["speedups"] = speedups;
-  // Graphs against eager on the same device: not stored apart, computed again from the cases.
-  if (std::any_of(cases.begin(), cases.end(), [](const json& cj) { return cj.value("graphs", false); })) {
+  // Graphs against eager on the same device, and over the CPU's fastest precision: not stored apart,
+  // computed again from the cases.
+  {
     std::vector<CaseResult> results;
     for (const auto& cj : cases) {
       try {
@@ -872,6 +873,7 @@ json HistoryStore::load_run_document_unchecked(std::int64_t id) const {
       }
     }
     if (const auto g = compute_graph_speedups(results); !g.empty()) doc["graph_speedups"] = g;
+    if (const auto f = compute_speedups_over_fastest_cpu(results); !f.empty()) doc["speedups_over_fastest_cpu"] = f;
   }
   return doc;
 }

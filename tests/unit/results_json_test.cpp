@@ -206,3 +206,29 @@ TEST(Graphs, LabelJsonAndSpeedups) {
   EXPECT_NE(text.find("CUDA graphs against the eager step on the same device"), std::string::npos) << text;
   EXPECT_NE(text.find("eager 2.004 ms -> graphs 501.0 us a step"), std::string::npos) << text;
 }
+
+// #12: a speed-up is also stated over the CPU's fastest measured precision where that is another
+// one (a CPU that emulates bfloat16 is slower in it than in float32), and the table says which.
+TEST(Speedups, OverTheCpusFastestPrecision) {
+  RunResult run;
+  auto cpu_bf16 = make_case("mlp", "cpu", 0.040);
+  cpu_bf16.spec.dtype = "bfloat16";
+  auto cuda_bf16 = make_case("mlp", "cuda:0", 0.001);
+  cuda_bf16.spec.dtype = "bfloat16";
+  run.cases = {make_case("mlp", "cuda:0", 0.002), cuda_bf16, make_case("mlp", "cpu", 0.010), cpu_bf16};
+  run.speedups = compute_speedups(run.cases);
+  ASSERT_EQ(run.speedups.size(), 2u);
+  EXPECT_NEAR(run.speedups[1].ratio, 40.0, 1e-9) << "the same precision: CPU bfloat16";
+  run.speedups_over_fastest_cpu = compute_speedups_over_fastest_cpu(run.cases);
+  ASSERT_EQ(run.speedups_over_fastest_cpu.size(), 1u) << "float32 on cuda already has the CPU's fastest as its baseline";
+  const auto& s = run.speedups_over_fastest_cpu[0];
+  EXPECT_EQ(s.dtype, "bfloat16");
+  EXPECT_EQ(s.baseline_dtype, "float32");
+  EXPECT_NEAR(s.ratio, 10.0, 1e-9);
+  const auto back = nlohmann::json(run).get<RunResult>();
+  ASSERT_EQ(back.speedups_over_fastest_cpu.size(), 1u);
+  EXPECT_EQ(back.speedups_over_fastest_cpu[0].baseline_dtype, "float32");
+  const auto text = render_terminal_report(run);
+  EXPECT_NE(text.find("cuda:0 over the CPU's fastest"), std::string::npos) << text;
+  EXPECT_NE(text.find("10.00x [9.99, 10.01] (cpu"), std::string::npos) << text;  // "(cpu float32)", wrapped at 100 columns
+}
