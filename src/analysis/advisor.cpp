@@ -309,7 +309,7 @@ void advise_speedups(const RunResult& run, const std::string& sweep_kind, std::v
   // 1b. Numerical parity with the CPU: the accelerator's training drifts from the CPU's.
   for (const auto& s : run.speedups) {
     if (!s.parity || !s.parity->error.empty() || s.parity->steps == 0 || s.parity->loss_rel_diff <= 0.02) continue;
-    out.push_back({"parity-drift", fmt::format("{} on {} ({})", s.model.empty() ? s.workload : s.model, s.device, s.dtype),
+    out.push_back({"parity-drift", fmt::format("{} on {} ({})", s.label(), s.device, s.dtype),
                    fmt::format("training on {} drifts from the CPU's: {}; expected for float16 over many steps, suspicious "
                                "for float32 (check for non-deterministic or wrong kernels)",
                                s.device, describe_parity(*s.parity)),

@@ -94,7 +94,7 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
   for (Speedup* sp : speedups) {
     auto& s = *sp;
     // The baseline is the CPU's eager case: the model's label without "graphs".
-    const std::string label = s.model.empty() ? s.workload : s.model;
+    const std::string& label = s.label();
     const auto a = history_half.find(key(eager_label(label), s.baseline_device, s.dtype, s.batch_size));
     const auto b = history_half.find(key(label, s.device, s.dtype, s.batch_size));
     if (a == history_half.end() && b == history_half.end()) continue;

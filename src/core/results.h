@@ -215,6 +215,8 @@ struct Speedup {
   std::optional<Parity> parity; // the device's training against the CPU's (run --parity-steps)
   bool widened_by_history = false;  // the interval widened by the cases' run-to-run spread (run)
   std::string baseline_dtype;   // the baseline's precision where it is not `dtype` (speedups_over_fastest_cpu)
+  // The model's label: `model`, or the workload's name where a record has none.
+  const std::string& label() const { return model.empty() ? workload : model; }
 };
 
 struct DeviceDescription {

@@ -306,7 +306,7 @@ void from_json(const json& j, Parity& v) {
 }
 
 void to_json(json& j, const Speedup& v) {
-  j = json{{"workload", v.workload}, {"model", v.model.empty() ? v.workload : v.model}, {"device", v.device},
+  j = json{{"workload", v.workload}, {"model", v.label()}, {"device", v.device},
            {"baseline_device", v.baseline_device}, {"batch_size", v.batch_size}, {"dtype", v.dtype},
            {"ratio", v.ratio}, {"ci_low", v.ci_low}, {"ci_high", v.ci_high},
            {"widened_by_history", v.widened_by_history}};

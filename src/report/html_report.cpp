@@ -244,13 +244,12 @@ std::string render_html_report(const ReportSource& src) {
     BarChartSpec spec{"chart-speedup", "Speed-up over the CPU (median ratio, 95% CI)", "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
     Rows t{{"workload", "device", "batch", "speed-up", "95% CI", "article (M2)"}};
     std::map<std::pair<std::string, std::string>, int> per_pair;  // several batch sizes: label them
-    auto label_of = [](const Speedup& s) { return s.model.empty() ? s.workload : s.model; };
-    for (const auto& s : run.speedups) ++per_pair[{label_of(s), s.device}];
+    for (const auto& s : run.speedups) ++per_pair[{s.label(), s.device}];
     for (const auto& m : models) {
       for (const auto& s : run.speedups) {
-        if (label_of(s) != m) continue;
+        if (s.label() != m) continue;
         const std::string series = published ? "article M2 (published)"
-                                   : per_pair[{label_of(s), s.device}] > 1 ? fmt::format("{} b{}", s.device, s.batch_size)
+                                   : per_pair[{s.label(), s.device}] > 1 ? fmt::format("{} b{}", s.device, s.batch_size)
                                                                           : s.device;
         spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published});
         const double a = article_speedup(m);
@@ -259,7 +258,7 @@ std::string render_html_report(const ReportSource& src) {
                      a > 0 ? fmt::format("{:.2f}x", a) : "-"});
       }
       const double a = article_speedup(m);
-      if (!published && a > 0 && find_if(run.speedups.begin(), run.speedups.end(), [&](const Speedup& s) { return label_of(s) == m; }) != run.speedups.end())
+      if (!published && a > 0 && find_if(run.speedups.begin(), run.speedups.end(), [&](const Speedup& s) { return s.label() == m; }) != run.speedups.end())
         spec.items.push_back(BarItem{m, "article M2 (published)", a, a, a, true});
     }
     {  // ratios far apart (1.1x beside 100x): a log scale keeps the small ones readable

@@ -66,7 +66,7 @@ std::vector<std::string> report_workloads(const RunResult& run) {
 
 const Speedup* find_speedup(const RunResult& run, const std::string& workload, const std::string& device) {
   for (const auto& s : run.speedups)
-    if ((s.model.empty() ? s.workload : s.model) == workload && s.device == device) return &s;
+    if (s.label() == workload && s.device == device) return &s;
   return nullptr;
 }
 

@@ -313,7 +313,7 @@ std::string render_terminal_report(const RunResult& run) {
       if (d == "cpu") continue;
       auto s = std::find_if(run.speedups.begin(), run.speedups.end(),
                             [&](const Speedup& x) {
-                              return (x.model.empty() ? x.workload : x.model) == m.first && x.dtype == m.second && x.device == d;
+                              return x.label() == m.first && x.dtype == m.second && x.device == d;
                             });
       row.push_back(s == run.speedups.end() ? "-" : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
     }
@@ -321,7 +321,7 @@ std::string render_terminal_report(const RunResult& run) {
       for (const auto& d : devices) {
         if (d == "cpu") continue;
         auto s = std::find_if(run.speedups_over_fastest_cpu.begin(), run.speedups_over_fastest_cpu.end(), [&](const Speedup& x) {
-          return (x.model.empty() ? x.workload : x.model) == m.first && x.dtype == m.second && x.device == d;
+          return x.label() == m.first && x.dtype == m.second && x.device == d;
         });
         row.push_back(s == run.speedups_over_fastest_cpu.end()
                           ? "-"
@@ -343,7 +343,7 @@ std::string render_terminal_report(const RunResult& run) {
     out += "Numerical parity with the CPU (same initial weights and batches, dropout off):\n";
     for (const auto& s : run.speedups)
       if (s.parity)
-        out += fmt::format("  {} on {} ({}): {}\n", s.model.empty() ? s.workload : s.model, s.device, s.dtype, describe_parity(*s.parity));
+        out += fmt::format("  {} on {} ({}): {}\n", s.label(), s.device, s.dtype, describe_parity(*s.parity));
   }
   out += "\n";
 

@@ -261,7 +261,7 @@ void migration2_data(sqlite3* db, const std::string& path) {
     }
     for (const auto& s : compute_speedups(results)) {
       ins.reset();
-      ins.bind(1, id).bind(2, s.model.empty() ? s.workload : s.model).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
+      ins.bind(1, id).bind(2, s.label()).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
           .bind(6, s.batch_size).bind(7, s.ratio).bind(8, s.ci_low).bind(9, s.ci_high);
       ins.run();
     }
@@ -648,7 +648,7 @@ StoredRunRef HistoryStore::save_run_once(const RunResult& run, const nlohmann::j
                path_);
       for (const auto& s : run.speedups) {
         ins.reset();
-        ins.bind(1, ref.id).bind(2, s.model.empty() ? s.workload : s.model).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
+        ins.bind(1, ref.id).bind(2, s.label()).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
             .bind(6, s.batch_size).bind(7, s.ratio).bind(8, s.ci_low).bind(9, s.ci_high);
         ins.run();
       }
