@@ -49,8 +49,7 @@ namespace {
 void advise_batch_sweep(const RunResult& run, const BatchSweep& sw, std::vector<Advice>& out) {
   if (!sw.knee) return;
   const auto knee = *sw.knee;
-  const CaseSpec label{sw.model, "", "", 0, 0, sw.width, sw.checkpoint};
-  const std::string subject = fmt::format("{} on {} ({})", model_label(label), sw.device, sw.dtype);
+  const std::string subject = fmt::format("{} on {} ({})", sweep_model_label(sw), sw.device, sw.dtype);
   const CaseResult *at_knee = nullptr, *smallest = nullptr;
   for (const auto& c : run.cases) {
     if (!c.ok() || c.samples.empty()) continue;

@@ -73,7 +73,7 @@ void to_json(json& j, const BatchSweep& v) {
     pts.push_back(std::move(q));
   }
   j = json{{"kind", "batch"},       {"model", v.model},          {"device", v.device},         {"dtype", v.dtype},
-           {"width", v.width},      {"checkpoint", v.checkpoint}, {"from", v.from},             {"to", v.to},
+           {"width", v.width},      {"checkpoint", v.checkpoint}, {"graphs", v.graphs}, {"from", v.from},             {"to", v.to},
            {"to_default", v.to_default}, {"isolated", v.isolated}, {"knee_tolerance", v.knee_tolerance},
            {"points", pts},         {"finished", v.finished}};
   put_optional(j, "memory_limit_bytes", v.memory_limit_bytes);
@@ -93,6 +93,7 @@ void from_json(const json& j, BatchSweep& v) {
   j.at("dtype").get_to(v.dtype);
   get_if(j, "width", v.width);
   get_if(j, "checkpoint", v.checkpoint);
+  get_if(j, "graphs", v.graphs);
   get_if(j, "from", v.from);
   get_if(j, "to", v.to);
   get_if(j, "to_default", v.to_default);
@@ -140,7 +141,7 @@ void to_json(json& j, const PrecisionSweep& v) {
     pts.push_back(std::move(q));
   }
   j = json{{"kind", "precision"},  {"model", v.model},           {"device", v.device},
-           {"batch", v.batch},     {"width", v.width},           {"checkpoint", v.checkpoint},
+           {"batch", v.batch},     {"width", v.width},           {"checkpoint", v.checkpoint}, {"graphs", v.graphs},
            {"reference", v.reference}, {"parity_steps", v.parity_steps}, {"parity_tolerance", v.parity_tolerance},
            {"parity_threshold", v.parity_threshold}, {"points", pts}, {"finished", v.finished}};
   put_optional(j, "parity_floor", v.parity_floor);
@@ -153,6 +154,7 @@ void from_json(const json& j, PrecisionSweep& v) {
   get_if(j, "batch", v.batch);
   get_if(j, "width", v.width);
   get_if(j, "checkpoint", v.checkpoint);
+  get_if(j, "graphs", v.graphs);
   get_if(j, "reference", v.reference);
   get_if(j, "parity_steps", v.parity_steps);
   get_if(j, "parity_tolerance", v.parity_tolerance);
@@ -198,7 +200,7 @@ void to_json(json& j, const SettingSweep& v) {
     pts.push_back(std::move(q));
   }
   j = json{{"kind", v.kind}, {"model", v.model}, {"device", v.device}, {"dtype", v.dtype}, {"batch", v.batch},
-           {"width", v.width}, {"checkpoint", v.checkpoint}, {"points", pts}, {"tolerance", v.tolerance},
+           {"width", v.width}, {"checkpoint", v.checkpoint}, {"graphs", v.graphs}, {"points", pts}, {"tolerance", v.tolerance},
            {"finished", v.finished}};
   if (workers) put_optional(j, "staged_samples_per_s", v.staged_samples_per_s);
   put_optional(j, ("best_" + v.kind).c_str(), v.best);
@@ -213,6 +215,7 @@ void from_json(const json& j, SettingSweep& v) {
   get_if(j, "batch", v.batch);
   get_if(j, "width", v.width);
   get_if(j, "checkpoint", v.checkpoint);
+  get_if(j, "graphs", v.graphs);
   get_if(j, "tolerance", v.tolerance);
   get_optional(j, "staged_samples_per_s", v.staged_samples_per_s);
   v.best = nullable<int>(j.at("best_" + v.kind));

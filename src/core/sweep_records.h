@@ -35,10 +35,17 @@ struct BisectionRange {
   std::int64_t low = 0, high = 0, resolution = 1;
 };
 
+// The sweep's model label ("mlp[graphs]"): model_label() of its model, width, checkpointing, graphs.
+template <class Sweep>
+std::string sweep_model_label(const Sweep& s) {
+  return model_label(CaseSpec{s.model, "", "", 0, 0, s.width, s.checkpoint, s.graphs});
+}
+
 struct BatchSweep {
   std::string model, device, dtype;
   std::int64_t width = 0;
   bool checkpoint = false;
+  bool graphs = false;                   // every point's step as one CUDA graph (--graphs)
   std::int64_t from = 0, to = 0;
   bool to_default = false;
   bool isolated = true;
@@ -70,6 +77,7 @@ struct PrecisionSweep {
   std::string model, device;
   std::int64_t batch = 0, width = 0;
   bool checkpoint = false;
+  bool graphs = false;                   // --graphs
   std::string reference = "float32";
   int parity_steps = 0;
   double parity_tolerance = kParityTolerance;
@@ -105,6 +113,7 @@ struct SettingSweep {
   std::string model, device, dtype;
   std::int64_t batch = 0, width = 0;
   bool checkpoint = false;
+  bool graphs = false;                   // --graphs (workers)
   std::vector<SettingSweepPoint> points;
   double tolerance = kKneeTolerance;
   std::optional<double> staged_samples_per_s;   // workers only (the key is absent for threads)

@@ -65,6 +65,7 @@ SweepOutcome run_batch_sweep(const BatchSweepRequest& r, const SweepEnvironment&
   s.dtype = r.base.dtype;
   s.width = r.base.width;
   s.checkpoint = r.base.checkpoint;
+  s.graphs = r.base.graphs;
   s.from = r.from;
   s.to = r.to;
   s.to_default = r.to_default;

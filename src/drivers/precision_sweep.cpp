@@ -50,6 +50,7 @@ SweepOutcome run_precision_sweep(const PrecisionSweepRequest& r, const SweepEnvi
   s.batch = r.base.batch_size;
   s.width = r.base.width;
   s.checkpoint = r.base.checkpoint;
+  s.graphs = r.base.graphs;
   s.parity_steps = r.parity_steps;
   const std::string reference_label = fmt::format("{} float32", r.base.device);
   std::optional<ParityTrace> reference_trace;

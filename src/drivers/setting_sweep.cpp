@@ -47,6 +47,7 @@ SettingSweep setting_sweep_block(const SettingSweepRequest& r, const RunResult& 
   s.batch = r.base.batch_size;
   s.width = r.base.width;
   s.checkpoint = r.base.checkpoint;
+  s.graphs = r.base.graphs;
   const CaseResult* one = nullptr;  // the speed-ups' reference: one thread
   if (threads)
     for (const auto& c : run.cases)

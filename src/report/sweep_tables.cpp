@@ -76,9 +76,8 @@ std::string batch_conclusion(const BatchSweep& s) {
 }  // namespace
 
 std::string render_batch_sweep(const RunResult& run, const BatchSweep& s) {
-  const CaseSpec label_spec{s.model, "", "", 0, 0, s.width, s.checkpoint};
   std::string out = sweep_report_header(
-      run, fmt::format("batch sweep: {} on {} ({}), batches {}..{}{}{}", model_label(label_spec), s.device, s.dtype, s.from, s.to,
+      run, fmt::format("batch sweep: {} on {} ({}), batches {}..{}{}{}", sweep_model_label(s), s.device, s.dtype, s.from, s.to,
                        s.isolated ? ", each point in a child process" : "",
                        s.memory_limit_bytes
                            ? fmt::format(", memory limited to {}", format_bytes(static_cast<double>(*s.memory_limit_bytes)))
@@ -130,7 +129,7 @@ std::string render_precision_sweep(const RunResult& run, const PrecisionSweep& s
   std::string out = sweep_report_header(
       run, fmt::format("precision sweep: {} on {}, batch {}; speed-up over float32 and parity after {} identical steps "
                        "(dropout off)",
-                       s.model, s.device, s.batch, s.parity_steps));
+                       sweep_model_label(s), s.device, s.batch, s.parity_steps));
   Rows t{{"precision", "median step", "samples/s [95% CI]", "speed-up [95% CI]", "loss vs float32", "grad norm vs float32",
           "peak memory", "status"}};
   for (const auto& p : s.points) {
@@ -174,8 +173,8 @@ std::string best_setting_line(const SettingSweep& s) {
 std::string render_setting_sweep(const RunResult& run, const SettingSweep& s) {
   const bool threads = s.kind == "threads";
   std::string out = sweep_report_header(
-      run, threads ? fmt::format("threads sweep: {} on the CPU ({}), batch {}", s.model, s.dtype, s.batch)
-                   : fmt::format("workers sweep: {} on {} ({}), batch {}", s.model, s.device, s.dtype, s.batch));
+      run, threads ? fmt::format("threads sweep: {} on the CPU ({}), batch {}", sweep_model_label(s), s.dtype, s.batch)
+                   : fmt::format("workers sweep: {} on {} ({}), batch {}", sweep_model_label(s), s.device, s.dtype, s.batch));
   Rows t;
   if (threads) t.push_back({"threads", "samples/s [95% CI]", "median step", "speed-up over 1 [95% CI]", "efficiency", "status"});
   else t.push_back({"workers", "samples/s [95% CI]", "median step", "data wait", "status"});

@@ -14,6 +14,7 @@
 #include "core/durations.h"
 #include "report/article_reference.h"
 #include "report/reports.h"
+#include "report/sweep_tables.h"
 #include "support/synthetic_runs.h"
 
 namespace fs = std::filesystem;
@@ -299,4 +300,22 @@ TEST(Reports, OneSampleCaseHasNoIntervalInAnyFormat) {
   EXPECT_NE(html.find(median + "</td><td>-</td><td>-</td><td>1</td>"), std::string::npos);
   const auto csv = render_csv_report(src);
   EXPECT_NE(csv.find(",1,0.5,,,"), std::string::npos) << csv;
+}
+
+// --graphs: a sweep of graphs cases says so in its title and its JSON.
+TEST(Reports, AGraphsSweepIsLabelledAsOne) {
+  BatchSweep s;
+  s.model = "mlp";
+  s.device = "cuda:0";
+  s.dtype = "float32";
+  s.graphs = true;
+  s.from = 8;
+  s.to = 64;
+  const auto text = render_batch_sweep(make_run(), s);
+  EXPECT_NE(text.find("batch sweep: mlp[graphs] on cuda:0"), std::string::npos) << text;
+  EXPECT_TRUE(nlohmann::json(s).get<BatchSweep>().graphs);
+  PrecisionSweep p;
+  p.model = "mlp";
+  p.graphs = true;
+  EXPECT_EQ(sweep_model_label(p), "mlp[graphs]");
 }
