@@ -306,6 +306,29 @@ std::string render_html_report(const ReportSource& src) {
     if (spec.items.empty()) absent += absent_item("step-time", "Step time per device", "No successful case in this run.");
     else body += figure("step-time", published ? "Time per device" : "Step time per device", render_bar_chart(spec), t);
   }
+  // Utilisation: each case's achieved FLOP/s as a share of the measured matmul ceiling of its
+  // precision (`accelbench peak`); the table adds the device's busy share and the verdict.
+  {
+    BarChartSpec spec{"chart-utilisation", "Share of the measured matmul ceiling of the case's precision",
+                      "% of the ceiling", {}, false, std::nullopt, "{:.1f}%"};
+    Rows t{{"model", "device", "dtype", "achieved TFLOP/s", "share of the ceiling", "device busy", "verdict"}};
+    for (const auto& c : run.cases) {
+      if (!c.ok() || !c.ceiling_share) continue;
+      const double pct = 100 * *c.ceiling_share;
+      const auto group = c.spec.dtype == "float32" ? model_label(c.spec) : model_label(c.spec) + " " + c.spec.dtype;
+      spec.items.push_back(BarItem{group, c.spec.device, pct, pct, pct, false});
+      t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, fmt::format("{:.2f}", c.achieved_flops_per_s / 1e12),
+                   fmt::format("{:.1f}%", pct),
+                   c.device_busy_fraction ? fmt::format("{:.0f}%", 100 * *c.device_busy_fraction) : std::string("-"),
+                   c.bound.empty() ? std::string("-") : c.bound});
+    }
+    if (spec.items.empty())
+      absent += absent_item("utilisation", "Utilisation per case",
+                            "No case has a measured ceiling to compare with: `accelbench peak --device D` stores them.");
+    else
+      body += figure("utilisation", "Utilisation per case: the share of the measured matmul ceiling (the table: the "
+                     "device's busy share and the verdict)", render_bar_chart(spec), t);
+  }
   // 3-4. Throughput and memory against batch size (sweeps).
   {
     std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> sizes;

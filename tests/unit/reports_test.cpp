@@ -147,7 +147,8 @@ TEST(Reports, HtmlWithoutSweepOrTelemetrySaysSo) {
   EXPECT_EQ(count(html, "<figure class=\"chart\""), 2u);
   // No empty panel (#15): what the run lacks is one list, each item with its reason.
   EXPECT_EQ(count(html, "<figure class=\"chart empty\""), 0u);
-  EXPECT_EQ(count(html, "<li data-absent="), 5u);  // sweep throughput and memory, power, temperature, history
+  // sweep throughput and memory, power, temperature, history, utilisation (no ceilings)
+  EXPECT_EQ(count(html, "<li data-absent="), 6u);
   EXPECT_NE(html.find("<h3>Not in this run</h3>"), std::string::npos);
   EXPECT_NE(html.find("No sweep in this run"), std::string::npos);
   EXPECT_NE(html.find("No telemetry in this run"), std::string::npos);
@@ -318,4 +319,24 @@ TEST(Reports, AGraphsSweepIsLabelledAsOne) {
   p.model = "mlp";
   p.graphs = true;
   EXPECT_EQ(sweep_model_label(p), "mlp[graphs]");
+}
+
+// #12: the HTML has a chart of each case's share of the measured ceiling, with the busy share and
+// the verdict in its table, when the run has ceilings.
+TEST(Reports, HtmlChartsTheUtilisationOfEachCase) {
+  auto run = make_run();
+  for (auto& c : run.cases) {
+    if (c.spec.device == "cpu") continue;
+    c.ceiling_share = 0.25;
+    c.achieved_flops_per_s = 200e12;
+    c.device_busy_fraction = 0.99;
+    c.bound = "memory-bound";
+  }
+  const auto html = render_html_report(ReportSource{run, {}, "run 1"});
+  const auto fig = figure_of(html, "utilisation");
+  ASSERT_FALSE(fig.empty()) << html;
+  EXPECT_NE(fig.find("<table class=\"chart-data\">"), std::string::npos);
+  EXPECT_NE(fig.find("25.0%"), std::string::npos) << fig;
+  EXPECT_NE(fig.find("memory-bound"), std::string::npos) << fig;
+  EXPECT_EQ(html.find("data-absent=\"utilisation\""), std::string::npos);
 }
