@@ -246,6 +246,14 @@ static std::string render_graphs_section(const RunResult& run) {
   return out;
 }
 
+// The speed-up in `list` of a table row (model label, dtype) on `device`; nullptr when none.
+static const Speedup* find_speedup_in(const std::vector<Speedup>& list, const std::pair<std::string, std::string>& row,
+                                      const std::string& device) {
+  for (const auto& x : list)
+    if (x.label() == row.first && x.dtype == row.second && x.device == device) return &x;
+  return nullptr;
+}
+
 // Each case's rounds: their medians, and whether they agree within the CI target.
 static std::string render_rounds_section(const RunResult& run) {
   const bool any = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.rounds.size() >= 2; });
@@ -311,21 +319,14 @@ std::string render_terminal_report(const RunResult& run) {
     }
     for (const auto& d : devices) {
       if (d == "cpu") continue;
-      auto s = std::find_if(run.speedups.begin(), run.speedups.end(),
-                            [&](const Speedup& x) {
-                              return x.label() == m.first && x.dtype == m.second && x.device == d;
-                            });
-      row.push_back(s == run.speedups.end() ? "-" : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
+      const auto* s = find_speedup_in(run.speedups, m, d);
+      row.push_back(s ? format_ratio_ci(s->ratio, s->ci_low, s->ci_high) : "-");
     }
     if (over_fastest)
       for (const auto& d : devices) {
         if (d == "cpu") continue;
-        auto s = std::find_if(run.speedups_over_fastest_cpu.begin(), run.speedups_over_fastest_cpu.end(), [&](const Speedup& x) {
-          return x.label() == m.first && x.dtype == m.second && x.device == d;
-        });
-        row.push_back(s == run.speedups_over_fastest_cpu.end()
-                          ? "-"
-                          : fmt::format("{} (cpu {})", format_ratio_ci(s->ratio, s->ci_low, s->ci_high), s->baseline_dtype));
+        const auto* s = find_speedup_in(run.speedups_over_fastest_cpu, m, d);
+        row.push_back(s ? fmt::format("{} (cpu {})", format_ratio_ci(s->ratio, s->ci_low, s->ci_high), s->baseline_dtype) : "-");
       }
     t1.push_back(row);
   }

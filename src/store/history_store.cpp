@@ -843,6 +843,17 @@ json HistoryStore::load_run_document_unchecked(std::int64_t id) const {
     }
   }
   doc["cases"] = cases;
+  // The cases parsed once, for the speed-ups computed from them: all of them before schema 2 (a
+  // damaged case is an error there, as before), graphs over eager and over the CPU's fastest
+  // precision always (not stored apart; a case that does not parse is left out of them).
+  std::vector<CaseResult> results;
+  for (const auto& cj : cases) {
+    try {
+      results.push_back(cj.get<CaseResult>());
+    } catch (const std::exception&) {
+      if (version < 2) throw;
+    }
+  }
   json speedups = json::array();
   if (version >= 2) {
     Stmt s(db_,
@@ -857,24 +868,11 @@ json HistoryStore::load_run_document_unchecked(std::int64_t id) const {
                                  s.f64(6), s.f64(7), label});
     }
   } else {
-    std::vector<CaseResult> results;
-    for (const auto& cj : cases) results.push_back(cj.get<CaseResult>());
     speedups = compute_speedups(results);
   }
   doc["speedups"] = speedups;
-  // Graphs against eager on the same device, and over the CPU's fastest precision: not stored apart,
-  // computed again from the cases.
-  {
-    std::vector<CaseResult> results;
-    for (const auto& cj : cases) {
-      try {
-        results.push_back(cj.get<CaseResult>());
-      } catch (const std::exception&) {
-      }
-    }
-    if (const auto g = compute_graph_speedups(results); !g.empty()) doc["graph_speedups"] = g;
-    if (const auto f = compute_speedups_over_fastest_cpu(results); !f.empty()) doc["speedups_over_fastest_cpu"] = f;
-  }
+  if (const auto g = compute_graph_speedups(results); !g.empty()) doc["graph_speedups"] = g;
+  if (const auto f = compute_speedups_over_fastest_cpu(results); !f.empty()) doc["speedups_over_fastest_cpu"] = f;
   return doc;
 }
 
