@@ -50,6 +50,7 @@ int execute_peak(const PeakFlags& f) {
     print_out(fmt::format("peak: {} ({}), torch {}, measured in {}{}\n", ceilings.device, ceilings.device_name,
                           ceilings.torch_version, format_duration(ceilings.wall_s), f.quick ? " [--quick]" : ""));
     print_out(render_table(ceilings_table_rows(ceilings), 2) + "\n");
+    for (const auto& line : sustained_lines(ceilings)) print_out("  " + line + "\n");
     document["devices"].push_back(to_json(ceilings));
     if (!f.json_path.empty()) write_json_document(document, f.json_path);  // after each device: kept if a later one fails
     if (store) {

@@ -87,6 +87,10 @@ nlohmann::json to_json(const DeviceCeilings& c) {
       j["median"] = x.median;
       j["ci_low"] = x.ci_low;
       j["ci_high"] = x.ci_high;
+      if (x.sustained) {
+        j["sustained"] = *x.sustained;
+        j["sustained_s"] = x.sustained_s;
+      }
     } else {
       j["unavailable"] = x.unavailable;
     }
@@ -127,6 +131,10 @@ DeviceCeilings ceilings_from_json(const nlohmann::json& j, const std::string& or
       get_if(e, "ci_low", x.ci_low);
       get_if(e, "ci_high", x.ci_high);
       get_if(e, "unavailable", x.unavailable);
+      if (const auto s = e.find("sustained"); s != e.end() && s->is_number()) {
+        x.sustained = s->get<double>();
+        get_if(e, "sustained_s", x.sustained_s);
+      }
       c.ceilings.push_back(std::move(x));
     }
     return c;
@@ -148,6 +156,20 @@ std::vector<std::vector<std::string>> ceilings_table_rows(const DeviceCeilings& 
                     fmt::format("[{:+.1f}%, {:+.1f}%]", rel(x.ci_low), rel(x.ci_high))});
   }
   return rows;
+}
+
+std::vector<std::string> sustained_lines(const DeviceCeilings& c) {
+  std::vector<std::string> out;
+  for (const auto& x : c.ceilings) {
+    if (!x.measured() || !x.sustained || x.median <= 0) continue;
+    const double below = 1.0 - *x.sustained / x.median;
+    out.push_back(fmt::format("{} held for {:.1f} s: {}{}", x.label(), x.sustained_s,
+                              format_ceiling_value(x.kind, *x.sustained),
+                              below >= 0.03 ? fmt::format(", {:.0f}% below its bursts (a power or thermal limit acts)",
+                                                          100 * below)
+                                            : ", as its bursts"));
+  }
+  return out;
 }
 
 std::string ceilings_summary(const DeviceCeilings& c) {

@@ -31,6 +31,10 @@ struct Ceiling {
   std::size_t samples = 0;  // 0: not measured (unavailable says why)
   double median = 0, ci_low = 0, ci_high = 0;  // in ceiling_unit(kind)
   std::string unavailable;  // why it was not measured ("this libtorch cannot pin host memory for mps")
+  // A matmul's median is of bursts after idle pauses; `sustained` is the rate held over the second
+  // half of sustained_s seconds back to back (lower where a power or thermal limit acts). Accelerators only.
+  std::optional<double> sustained;
+  double sustained_s = 0;
 
   bool measured() const { return samples > 0; }
   std::string label() const;  // "matmul bfloat16", "host to device (pinned)", "launch, round trip"
@@ -58,6 +62,9 @@ DeviceCeilings ceilings_from_json(const nlohmann::json& j, const std::string& or
 // The table `peak` prints: one row per ceiling (label, size, median, 95% CI), the unmeasured ones
 // with their reason.
 std::vector<std::vector<std::string>> ceilings_table_rows(const DeviceCeilings& c);
+// One line per matmul with a sustained figure: "matmul bfloat16 held for 3.0 s: 690.8 TFLOP/s, 14%
+// below its bursts (a power or thermal limit)".
+std::vector<std::string> sustained_lines(const DeviceCeilings& c);
 // One line for `doctor`: "measured 2026-12-01 (torch 2.11.0): matmul bfloat16 793 TFLOP/s, copy
 // 4.1 TB/s, launch 4.2 us back to back" -- the fastest matmul, the copy, the launch.
 std::string ceilings_summary(const DeviceCeilings& c);

@@ -159,6 +159,9 @@ struct CaseResult {
   std::vector<double> device_busy_samples;     // seconds per step the device needs on its own
   std::optional<double> device_busy_fraction;  // median device_busy_samples / median host step
   bool launch_bound = false;
+  // --graphs: the kernels, copies and memsets one replay of the step's graph runs (0: not known,
+  // as in an eager step, whose launches are not counted).
+  std::int64_t device_operations_per_step = 0;
 
   // Utilisation, where `accelbench peak` stored this device's ceilings for this torch
   // (core/utilisation.h): the case's FLOP/s as a share of the matmul ceiling of its precision, and
@@ -166,7 +169,7 @@ struct CaseResult {
   std::optional<double> ceiling_flops_per_s;  // the measured matmul ceiling of the case's precision
   std::string ceiling_measured_utc;           // when `peak` measured it
   std::optional<double> ceiling_share;        // achieved_flops_per_s / ceiling_flops_per_s
-  std::string bound;                          // "launch-bound", "compute-bound", "memory-bound" or ""
+  std::string bound;                          // "launch-bound", "small-kernel-bound", "compute-bound", "memory-bound" or ""
   std::string bound_evidence;                 // "device busy 31% of the step", ...
 
   MemoryUsage memory;

@@ -169,7 +169,8 @@ void to_json(json& j, const CaseResult& v) {
                             {"ceiling_measured_utc", v.ceiling_measured_utc},
                             {"share_of_ceiling", v.ceiling_share ? json(*v.ceiling_share) : json(nullptr)},
                             {"bound", v.bound},
-                            {"evidence", v.bound_evidence}}},
+                            {"evidence", v.bound_evidence},
+                            {"device_operations_per_step", v.device_operations_per_step}}},
            {"loss_before", v.loss_before},
            {"loss_after", v.loss_after},
            {"parameter_count", v.parameter_count},
@@ -241,6 +242,7 @@ void from_json(const json& j, CaseResult& v) {
     get_optional(*u, "share_of_ceiling", v.ceiling_share);
     get_if(*u, "bound", v.bound);
     get_if(*u, "evidence", v.bound_evidence);
+    get_if(*u, "device_operations_per_step", v.device_operations_per_step);
   }
   get_if(j, "loss_before", v.loss_before);
   get_if(j, "loss_after", v.loss_after);

@@ -30,6 +30,15 @@ void apply_ceilings(CaseResult& c, const DeviceCeilings& ceilings) {
     } else if (share >= kComputeBoundShare) {
       c.bound = "compute-bound";
       c.bound_evidence = fmt::format("{}; {}", busy_text, of_ceiling);
+    } else if (const double per_kernel = c.device_operations_per_step > 0
+                                             ? busy * c.stats.median / static_cast<double>(c.device_operations_per_step)
+                                             : 0;
+               per_kernel > 0 && per_kernel < kSmallKernelS) {
+      c.bound = "small-kernel-bound";
+      c.bound_evidence = fmt::format("{}, {} kernels a step averaging {:.1f} us each (under {:.0f} us: too small to "
+                                     "fill the device); {}",
+                                     busy_text, c.device_operations_per_step, per_kernel * 1e6, kSmallKernelS * 1e6,
+                                     of_ceiling);
     } else {
       c.bound = "memory-bound";
       c.bound_evidence = fmt::format("{}, yet at {}: the time goes to kernels other than dense matmuls", busy_text,

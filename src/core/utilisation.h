@@ -5,9 +5,14 @@
 //   launch-bound   the device is busy under half the step (kLaunchBoundShare): the host's launches
 //                  set the speed;
 //   compute-bound  busy at least half the step and at least half the matmul ceiling;
-//   memory-bound   busy at least half the step but under half the matmul ceiling: the time goes to
-//                  kernels that are not dense matmuls (element-wise, normalisation, the optimizer),
-//                  which move memory rather than compute.
+//   small-kernel-bound  busy at least half the step, under half the matmul ceiling, and its kernels
+//                  are known (a captured graph's nodes) and average under kSmallKernelS of device
+//                  time each: the step is a chain of kernels too small to fill the device, whose
+//                  fixed costs (start, ramp, tail) dominate; larger batches or fused kernels help,
+//                  more bandwidth would not;
+//   memory-bound   busy at least half the step but under half the matmul ceiling (and not the
+//                  above): the time goes to kernels that are not dense matmuls (element-wise,
+//                  normalisation, the optimizer), which move memory rather than compute.
 // Without a busy share (the CPU, MPS) only compute-bound can be said (at least half the ceiling).
 // No torch here.
 #include <string>
@@ -18,6 +23,10 @@
 namespace accelbench {
 
 inline constexpr double kComputeBoundShare = 0.5;
+// A kernel of under 10 us: on the H200 a kernel's fixed cost is 2-4 us (docs/peak.md's launch
+// figures), and 10 us at the copy ceiling (4.25 TB/s) moves 42 MB, more than any activation of the
+// small workloads at batch 64.
+inline constexpr double kSmallKernelS = 10e-6;
 
 // Sets the case's ceiling, share, verdict and evidence from `ceilings` (a device's, for the run's
 // torch). Leaves them empty when the ceilings lack the case's precision or the case has no FLOP count.

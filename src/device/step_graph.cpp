@@ -10,12 +10,36 @@
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
+#include <vector>
 #endif
 
 namespace accelbench {
 
 #if ACCELBENCH_WITH_CUDA
 namespace {
+// A CUDAGraph that keeps its cudaGraph_t after the capture (keep_graph), so that its nodes can be
+// counted before it is instantiated (graph_ is a protected member in libtorch 2.11 and 2.13).
+class CountableCudaGraph final : public at::cuda::CUDAGraph {
+ public:
+  CountableCudaGraph() : at::cuda::CUDAGraph(/*keep_graph=*/true) {}
+  // Kernel, copy and memset nodes: the device operations one replay runs.
+  std::int64_t device_operations() {
+    std::size_t n = 0;
+    if (!graph_ || cudaGraphGetNodes(graph_, nullptr, &n) != cudaSuccess) return 0;
+    std::vector<cudaGraphNode_t> nodes(n);
+    if (n == 0 || cudaGraphGetNodes(graph_, nodes.data(), &n) != cudaSuccess) return 0;
+    std::int64_t count = 0;
+    for (const auto node : nodes) {
+      cudaGraphNodeType type{};
+      if (cudaGraphNodeGetType(node, &type) != cudaSuccess) continue;
+      if (type == cudaGraphNodeTypeKernel || type == cudaGraphNodeTypeMemcpy || type == cudaGraphNodeTypeMemset) ++count;
+    }
+    return count;
+  }
+};
+
 class CudaStepGraph final : public StepGraph {
  public:
   explicit CudaStepGraph(c10::Device device)
@@ -50,16 +74,19 @@ class CudaStepGraph final : public StepGraph {
       }
       graph_.capture_end();
     }
+    operations_ = graph_.device_operations();  // instantiated by the first replay (keep_graph)
     c10::cuda::device_synchronize();
     return out;
   }
 
   void replay() override { graph_.replay(); }
+  std::int64_t device_operations() const override { return operations_; }
 
  private:
   c10::Device device_;
   c10::cuda::CUDAStream stream_;
-  at::cuda::CUDAGraph graph_;
+  CountableCudaGraph graph_;
+  std::int64_t operations_ = 0;
 };
 }  // namespace
 #endif

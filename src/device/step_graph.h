@@ -7,6 +7,7 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,6 +26,8 @@ class StepGraph {
   virtual at::Tensor capture(const std::function<at::Tensor()>& body) = 0;
   // Launches the captured kernels once, on the current stream.
   virtual void replay() = 0;
+  // The device operations (kernels, copies, memsets) one replay runs; 0 when not known.
+  virtual std::int64_t device_operations() const { return 0; }
 };
 
 // Why a graph of a training step cannot be captured on `device_type` in this build ("" when it

@@ -147,6 +147,7 @@ class CaseMeasurement {
     if (!spec_.graphs) return;
     report("capture", 0, INFINITY);
     task_ = capture_training_step(std::move(task_), device_.torch_device());
+    r_.device_operations_per_step = task_->device_operations_per_step();
     r_.optimizer = task_->optimizer_description();
     r_.pipeline = task_->pipeline_description();
     phases_ = false;

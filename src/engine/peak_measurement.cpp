@@ -3,7 +3,12 @@
 // clock as a training step), so a ceiling and a case's step time compare directly.
 //   matmul: n x n x n per precision (tfloat32: float32 with TF32 tensor-core matmuls, CUDA only),
 //     n doubled from 256 until one matmul takes long enough to saturate the device (5 ms on an
-//     accelerator, 50 ms on the CPU) or the size limit; the size is said in the output.
+//     accelerator, 50 ms on the CPU) or the size limit; the size is said in the output. Each
+//     sample is one burst (at least sample_target_s of matmuls) after an idle pause, so that a
+//     power or thermal limit that acts after a fraction of a second of full load does not set the
+//     ceiling: the H200 gave 801.8 TFLOP/s in bfloat16 that way and 690 TFLOP/s when its samples
+//     ran back to back for half a second (its 700 W cap; docs/peak.md). On an accelerator the
+//     sustained figure follows: matmuls back to back for a few seconds, the second half timed.
 //   copy: a 1 GiB (CPU: 256 MiB) buffer copied on the device; read + write bytes per second.
 //   host<->device: 256 MiB between pinned (or pageable) host memory and the device (accelerators).
 //   launch: a one-element in-place add, either followed by a synchronization each time (round trip)
@@ -15,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <thread>
 
 #include "core/durations.h"
 #include "core/stats.h"
@@ -56,11 +62,34 @@ class Tf32Setting {
   bool previous_;
 };
 
+// Ops per second over the second half of `seconds` of `op` back to back (the first half brings the
+// device to the clock it can hold). The device is synchronized every few ops (about 50 ms of work),
+// which leaves it idle for microseconds only.
+double sustained_ops_per_s(Device& dev, const std::function<void()>& op, double op_s, double seconds) {
+  const int chunk = std::max(1, static_cast<int>(0.05 / std::max(op_s, 1e-9)));
+  const auto run_until = [&](double until_s, PeakClock::time_point from) {
+    std::int64_t ops = 0;
+    do {
+      for (int i = 0; i < chunk; ++i) op();
+      dev.synchronize();
+      ops += chunk;
+    } while (peak_seconds_since(from) < until_s);
+    return ops;
+  };
+  dev.synchronize();
+  run_until(seconds / 2, PeakClock::now());
+  const auto t_half = PeakClock::now();
+  const auto ops = run_until(seconds / 2, t_half);
+  return static_cast<double>(ops) / peak_seconds_since(t_half);
+}
+
 struct PeakPlan {
   double op_target_s;      // a matmul at least this long saturates the device
   std::int64_t max_n;      // largest matmul side
   double sample_target_s;  // each sample repeats the op to at least this long
   int samples;
+  double burst_pause_s;    // idle before each matmul sample (a burst)
+  double sustain_s;        // matmuls back to back for this long (0: no sustained figure)
   std::int64_t copy_bytes, transfer_bytes;
 };
 
@@ -71,6 +100,8 @@ PeakPlan plan_for(const Device& dev, const PeakSettings& s) {
   p.max_n = cpu ? 4096 : 16384;
   p.sample_target_s = cpu ? (s.quick ? 0.05 : 0.1) : (s.quick ? 0.01 : 0.025);
   p.samples = s.quick ? 5 : 15;
+  p.burst_pause_s = 0.1;
+  p.sustain_s = cpu ? 0.0 : (s.quick ? 1.0 : 3.0);
   p.copy_bytes = cpu ? (std::int64_t{256} << 20) : (std::int64_t{1} << 30);
   if (const auto total = dev.description().total_memory_bytes)
     p.copy_bytes = std::min<std::int64_t>(p.copy_bytes, static_cast<std::int64_t>(*total / 8));
@@ -83,12 +114,17 @@ PeakPlan plan_for(const Device& dev, const PeakSettings& s) {
 }
 
 // `samples` samples of `value_of(seconds per op)`, each sample `reps` ops long.
+// `pause_s`: the device idles that long before each sample (a burst).
 Ceiling sampled(CeilingKind kind, std::string variant, std::string size, Device& dev, const std::function<void()>& op,
-                double op_s, const PeakPlan& plan, const std::function<double(double)>& value_of, int reps_at_least = 1) {
+                double op_s, const PeakPlan& plan, const std::function<double(double)>& value_of, int reps_at_least = 1,
+                double pause_s = 0) {
   const int reps = std::max(reps_at_least, static_cast<int>(std::ceil(plan.sample_target_s / std::max(op_s, 1e-9))));
   std::vector<double> values;
   values.reserve(static_cast<std::size_t>(plan.samples));
-  for (int i = 0; i < plan.samples; ++i) values.push_back(value_of(time_reps(dev, op, reps) / reps));
+  for (int i = 0; i < plan.samples; ++i) {
+    if (pause_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(pause_s));
+    values.push_back(value_of(time_reps(dev, op, reps) / reps));
+  }
   const auto s = summarize(values);
   Ceiling c;
   c.kind = kind;
@@ -138,8 +174,15 @@ Ceiling measure_matmul(Device& dev, const std::string& precision_name, const Pea
     n = next;
   }
   const double flop = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-  return sampled(CeilingKind::kMatmul, precision.name, fmt::format("{} x {} x {}", n, n, n), dev,
-                 [&] { at::mm_out(out, a, b); }, op_s, plan, [flop](double s) { return flop / s; });
+  const auto op = [&] { at::mm_out(out, a, b); };
+  auto c = sampled(CeilingKind::kMatmul, precision.name, fmt::format("{} x {} x {}", n, n, n), dev, op, op_s, plan,
+                   [flop](double s) { return flop / s; }, 1, plan.burst_pause_s);
+  if (plan.sustain_s > 0) {
+    const auto sustained = sustained_ops_per_s(dev, op, op_s, plan.sustain_s);
+    c.sustained = flop * sustained;
+    c.sustained_s = plan.sustain_s;
+  }
+  return c;
 }
 
 Ceiling measure_copy(Device& dev, const PeakPlan& plan) {

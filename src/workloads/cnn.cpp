@@ -2,6 +2,7 @@
 // and two fully connected layers (1152 -> 256 -> 10), on 1x28x28 Fashion-MNIST.
 #include <torch/torch.h>
 
+#include "workloads/conv_settings.h"
 #include "workloads/image_data.h"
 
 namespace accelbench {
@@ -36,9 +37,13 @@ class CnnWorkload final : public Workload {
         nn::Flatten(),                                  // 128 * 3 * 3 = 1152
         nn::Linear(1152, 256), nn::ReLU(), nn::Linear(256, 10));
     net->to(o.device);
-    auto forward = [net](const StagedBatch& b) { return net->forward(b.input); };
+    const auto layout = conv_settings_for(o.device);
+    apply_conv_settings(*net, layout);
+    auto forward = [net, layout](const StagedBatch& b) { return net->forward(conv_layout(b.input, layout)); };
     // Adam at 1e-3, constant (stable in every precision: docs/workloads.md).
-    return make_fashion_task(net, forward, o, LrSchedule{.peak = 1e-3});
+    auto task = make_fashion_task(net, forward, o, LrSchedule{.peak = 1e-3});
+    task->add_pipeline_note(conv_settings_description(layout));
+    return task;
   }
 };
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "optim/autocast.h"
+#include "workloads/conv_settings.h"
 #include "workloads/image_data.h"
 
 namespace accelbench {
@@ -69,6 +70,9 @@ class DcganTask final : public TrainingTask {
     weights_init(*d_);
     g_->to(device_);
     d_->to(device_);
+    conv_ = conv_settings_for(device_);
+    apply_conv_settings(*g_, conv_);
+    apply_conv_settings(*d_, conv_);
     // The example's Adam (lr 2e-4, beta1 0.5), constant: stable in float32 and bfloat16 (docs/workloads.md).
     schedule_ = o.lr_schedule.value_or(LrSchedule{.peak = 2e-4});
     AdamConfig c;
@@ -195,7 +199,8 @@ class DcganTask final : public TrainingTask {
     return w;
   }
   std::string pipeline_description() const override {
-    return loader_ ? fmt::format("data pipeline: {} worker threads", loader_->workers()) : "staged on the device";
+    return (loader_ ? fmt::format("data pipeline: {} worker threads", loader_->workers()) : "staged on the device") +
+           conv_settings_description(conv_);
   }
 
  private:
@@ -210,6 +215,7 @@ class DcganTask final : public TrainingTask {
   std::vector<at::Tensor> real_;
   std::unique_ptr<BatchLoader> loader_;
   at::Tensor eval_noise_, ones_, zeros_;
+  ConvSettings conv_;
   at::Tensor static_real_;  // graph mode: what the iteration reads
   std::string source_;
   bool synthetic_ = false;

@@ -45,7 +45,7 @@ BatchProducer fashion_batch_producer(std::shared_ptr<const FashionImages> data, 
   };
 }
 
-std::unique_ptr<TrainingTask> make_fashion_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
+std::unique_ptr<ModuleTask> make_fashion_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
                                                 const WorkloadOptions& o, const LrSchedule& schedule) {
   // Staged mode needs staged_batches x batch images; the pipeline (and a full epoch) goes through all of them.
   const std::int64_t needed = o.inputs.workers >= 0 ? 60000 : o.batch_size * o.staged_batches;

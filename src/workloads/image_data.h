@@ -17,7 +17,7 @@ BatchProducer fashion_batch_producer(std::shared_ptr<const FashionImages> data, 
 
 // A classification task on Fashion-MNIST batches (mlp, cnn), trained with Adam under `schedule`
 // (options.lr_schedule replaces it).
-std::unique_ptr<TrainingTask> make_fashion_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
+std::unique_ptr<ModuleTask> make_fashion_task(std::shared_ptr<torch::nn::Module> module, ModuleTask::Forward forward,
                                                 const WorkloadOptions& options, const LrSchedule& schedule);
 
 }  // namespace accelbench

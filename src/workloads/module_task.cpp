@@ -155,9 +155,9 @@ double ModuleTask::take_data_wait_s() {
 }
 
 std::string ModuleTask::pipeline_description() const {
-  if (!loader_) return "staged on the device";
-  return fmt::format("data pipeline: {} worker thread{}{}", loader_->workers(), loader_->workers() == 1 ? "" : "s",
-                     loader_->pinned() ? ", pinned memory, non-blocking copies" : "");
+  if (!loader_) return "staged on the device" + pipeline_note_;
+  return fmt::format("data pipeline: {} worker thread{}{}{}", loader_->workers(), loader_->workers() == 1 ? "" : "s",
+                     loader_->pinned() ? ", pinned memory, non-blocking copies" : "", pipeline_note_);
 }
 
 }  // namespace accelbench

@@ -34,6 +34,8 @@ class ModuleTask final : public TrainingTask {
 
   // Switches to the data pipeline: batches come from `loader` instead of the staged ones.
   void use_pipeline(std::unique_ptr<BatchLoader> loader);
+  // Appended to pipeline_description(), e.g. the convolution settings (", channels-last").
+  void add_pipeline_note(std::string note) { pipeline_note_ += std::move(note); }
   void set_after_step(AfterStep f) { after_step_ = std::move(f); }
   // The learning rate of every update from `schedule` (set on the host before each step: no sync).
   void use_schedule(const LrSchedule& schedule);
@@ -73,6 +75,7 @@ class ModuleTask final : public TrainingTask {
   std::unique_ptr<BatchLoader> loader_;
   AfterStep after_step_;
   std::string schedule_;  // its description
+  std::string pipeline_note_;
   std::size_t next_ = 0;
   std::int64_t steps_ = 0;
   bool autocast_ = false;

@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "data/cifar_reader.h"
+#include "workloads/conv_settings.h"
 #include "workloads/module_task.h"
 
 namespace accelbench {
@@ -208,11 +209,14 @@ class ResNet18Workload final : public Workload {
     torch::manual_seed(o.inputs.seed);
     auto net = ResNet18(cifar);
     net->to(o.device);
+    const auto conv = conv_settings_for(o.device);
+    apply_conv_settings(*net, conv);
     auto data = std::make_shared<const CifarImages>(load_images(o));
     auto module = net.ptr();
-    auto forward = [module](const StagedBatch& b) { return module->forward(b.input); };
-    auto task = make_module_task(module, forward, o, cifar_producer(data, o.batch_size, o.inputs.seed), data->source,
-                                 data->synthetic);
+    auto forward = [module, conv](const StagedBatch& b) { return module->forward(conv_layout(b.input, conv)); };
+    auto task = make_module_task(module, forward, o, in_conv_layout(cifar_producer(data, o.batch_size, o.inputs.seed), conv),
+                                 data->source, data->synthetic);
+    task->add_pipeline_note(conv_settings_description(conv));
     // Adam at 1e-3 after a short linear warm-up (batch norm keeps it stable: docs/workloads.md).
     task->use_schedule(schedule_for(o, LrSchedule{.peak = 1e-3, .warmup_steps = 5}));
     return task;

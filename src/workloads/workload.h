@@ -96,6 +96,9 @@ class TrainingTask {
   virtual at::Tensor captured_step() { return step(); }
   // After each replay: the host's bookkeeping that captured_step() left out.
   virtual void after_replay() {}
+  // The device operations (kernels, copies, memsets) of one step, where known (a captured graph's
+  // nodes); 0 otherwise.
+  virtual std::int64_t device_operations_per_step() const { return 0; }
   // Whether forward / backward / optimizer can be timed apart (--phases).
   virtual bool supports_phases() const { return true; }
   // Seconds the training thread waited for input batches since the last call (data pipeline).

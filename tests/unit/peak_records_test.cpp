@@ -106,6 +106,27 @@ TEST(PeakRecords, ValuesTableAndSummaryInTheirUnits) {
             "55.10 GB/s, launch 4.20 us back to back");
 }
 
+// A matmul's sustained rate (the bursts' median is the ceiling): kept in the JSON, said in one line
+// that names how far below the bursts it is; a ceiling without one has no line and no field.
+TEST(PeakRecords, SustainedMatmulRateIsKeptAndSaid) {
+  auto c = sample_ceilings();
+  c.ceilings[1].sustained = 690.0e12;
+  c.ceilings[1].sustained_s = 3.0;
+  const auto j = to_json(c);
+  EXPECT_DOUBLE_EQ(j["ceilings"][1]["sustained"].get<double>(), 690.0e12);
+  EXPECT_FALSE(j["ceilings"][0].contains("sustained"));
+  const auto back = ceilings_from_json(nlohmann::json::parse(j.dump()), "test");
+  ASSERT_TRUE(back.ceilings[1].sustained.has_value());
+  EXPECT_DOUBLE_EQ(*back.ceilings[1].sustained, 690.0e12);
+  EXPECT_DOUBLE_EQ(back.ceilings[1].sustained_s, 3.0);
+  EXPECT_FALSE(back.ceilings[0].sustained.has_value());
+  const auto lines = sustained_lines(back);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "matmul bfloat16 held for 3.0 s: 690.0 TFLOP/s, 13% below its bursts (a power or thermal limit acts)");
+  c.ceilings[1].sustained = 790.0e12;  // within 3% of the bursts
+  EXPECT_EQ(sustained_lines(c)[0], "matmul bfloat16 held for 3.0 s: 790.0 TFLOP/s, as its bursts");
+}
+
 TEST(PeakRecords, AgesBetweenUtcTimes) {
   EXPECT_EQ(utc_seconds_between("2026-12-01T04:00:00Z", "2026-12-02T04:00:01Z"), 86401.0);
   EXPECT_EQ(utc_seconds_between("2026-12-01T04:00:00Z", "2026-11-30T04:00:00Z"), -86400.0);

@@ -1,5 +1,5 @@
 // Utilisation per case (core/utilisation): the share of the matmul ceiling of the case's precision
-// and the verdict rules (launch-bound, compute-bound, memory-bound; none without a busy share below
+// and the verdict rules (launch-bound, compute-bound, small-kernel-bound, memory-bound; none without a busy share below
 // half the ceiling), each with the evidence it rests on.
 #include <gtest/gtest.h>
 
@@ -64,6 +64,41 @@ TEST(Utilisation, VerdictsFromTheBusyShareAndTheCeiling) {
   EXPECT_EQ(cpu_low.bound, "");
   EXPECT_NE(cpu_low.bound_evidence.find("no verdict"), std::string::npos) << cpu_low.bound_evidence;
   EXPECT_EQ(utilisation_note(cpu_low), "10% of the float32 matmul ceiling");
+}
+
+// A graph whose kernels are counted: busy, far from the ceiling, and kernels averaging under 10 us
+// each is small-kernel-bound, not memory-bound; the same busy step with long kernels stays
+// memory-bound; compute-bound and launch-bound are unchanged by a kernel count.
+TEST(Utilisation, ACountedGraphOfTinyKernelsIsSmallKernelBound) {
+  auto tiny = a_case("float32", 5e12, 0.99);
+  tiny.stats.median = 117e-6;            // the mlp's graph on the H200
+  tiny.device_operations_per_step = 30;  // 3.9 us a kernel
+  apply_ceilings(tiny, h200());
+  EXPECT_EQ(tiny.bound, "small-kernel-bound");
+  EXPECT_NE(tiny.bound_evidence.find("30 kernels a step averaging 3.9 us each"), std::string::npos) << tiny.bound_evidence;
+  EXPECT_EQ(utilisation_note(tiny), "10% of the float32 matmul ceiling: SMALL-KERNEL-BOUND");
+
+  auto long_kernels = tiny;
+  long_kernels.stats.median = 7.3e-3;  // 243 us a kernel
+  apply_ceilings(long_kernels, h200());
+  EXPECT_EQ(long_kernels.bound, "memory-bound");
+
+  auto uncounted = tiny;
+  uncounted.device_operations_per_step = 0;
+  apply_ceilings(uncounted, h200());
+  EXPECT_EQ(uncounted.bound, "memory-bound");
+
+  auto compute = a_case("bfloat16", 420e12, 0.99);
+  compute.stats.median = 117e-6;
+  compute.device_operations_per_step = 30;
+  apply_ceilings(compute, h200());
+  EXPECT_EQ(compute.bound, "compute-bound");
+
+  auto launch = a_case("float32", 5e12, 0.3);
+  launch.stats.median = 117e-6;
+  launch.device_operations_per_step = 30;
+  apply_ceilings(launch, h200());
+  EXPECT_EQ(launch.bound, "launch-bound");
 }
 
 TEST(Utilisation, NothingWithoutTheCeilingOfTheCasesPrecisionAndItSurvivesJson) {
