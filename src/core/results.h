@@ -167,6 +167,10 @@ struct CaseResult {
   // (core/utilisation.h): the case's FLOP/s as a share of the matmul ceiling of its precision, and
   // a verdict from that and the busy share, with the evidence in words.
   std::optional<double> ceiling_flops_per_s;  // the measured matmul ceiling of the case's precision
+  // The precision whose ceiling applies, where not the case's dtype: "tfloat32" for a float32
+  // convolutional workload on CUDA, whose convolutions cuDNN runs in TF32 by default (dcgan's graph
+  // reached 115% of the float32 ceiling on the H200).
+  std::string ceiling_precision;
   std::string ceiling_measured_utc;           // when `peak` measured it
   std::optional<double> ceiling_share;        // achieved_flops_per_s / ceiling_flops_per_s
   std::string bound;                          // "launch-bound", "small-kernel-bound", "compute-bound", "memory-bound" or ""

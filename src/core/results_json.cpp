@@ -167,6 +167,7 @@ void to_json(json& j, const CaseResult& v) {
            {"achieved_flops_per_s", v.achieved_flops_per_s},
            {"utilisation", {{"ceiling_flops_per_s", v.ceiling_flops_per_s ? json(*v.ceiling_flops_per_s) : json(nullptr)},
                             {"ceiling_measured_utc", v.ceiling_measured_utc},
+                            {"ceiling_precision", v.ceiling_precision},
                             {"share_of_ceiling", v.ceiling_share ? json(*v.ceiling_share) : json(nullptr)},
                             {"bound", v.bound},
                             {"evidence", v.bound_evidence},
@@ -239,6 +240,7 @@ void from_json(const json& j, CaseResult& v) {
   if (auto u = j.find("utilisation"); u != j.end() && u->is_object()) {
     get_optional(*u, "ceiling_flops_per_s", v.ceiling_flops_per_s);
     get_if(*u, "ceiling_measured_utc", v.ceiling_measured_utc);
+    get_if(*u, "ceiling_precision", v.ceiling_precision);
     get_optional(*u, "share_of_ceiling", v.ceiling_share);
     get_if(*u, "bound", v.bound);
     get_if(*u, "evidence", v.bound_evidence);

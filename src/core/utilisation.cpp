@@ -6,21 +6,27 @@
 
 namespace accelbench {
 
+const std::string& ceiling_precision_of(const CaseResult& c) {
+  return c.ceiling_precision.empty() ? c.spec.dtype : c.ceiling_precision;
+}
+
 void apply_ceilings(CaseResult& c, const DeviceCeilings& ceilings) {
   c.ceiling_flops_per_s.reset();
   c.ceiling_share.reset();
   c.ceiling_measured_utc.clear();
   c.bound.clear();
   c.bound_evidence.clear();
-  const auto* matmul = ceilings.find(CeilingKind::kMatmul, c.spec.dtype);
+  const auto& precision = ceiling_precision_of(c);
+  const auto* matmul = ceilings.find(CeilingKind::kMatmul, precision);
   if (!matmul || matmul->median <= 0 || c.achieved_flops_per_s <= 0) return;
   c.ceiling_flops_per_s = matmul->median;
   c.ceiling_measured_utc = ceilings.measured_utc;
   c.ceiling_share = c.achieved_flops_per_s / matmul->median;
   const double share = *c.ceiling_share;
-  const auto of_ceiling = fmt::format("{:.0f}% of the {} matmul ceiling ({} of {})", 100 * share, c.spec.dtype,
+  const auto of_ceiling = fmt::format("{:.0f}% of the {} matmul ceiling ({} of {}){}", 100 * share, precision,
                                       format_ceiling_value(CeilingKind::kMatmul, c.achieved_flops_per_s),
-                                      format_ceiling_value(CeilingKind::kMatmul, matmul->median));
+                                      format_ceiling_value(CeilingKind::kMatmul, matmul->median),
+                                      precision != c.spec.dtype ? fmt::format(": its convolutions run in {}", precision) : "");
   if (c.device_busy_fraction) {
     const double busy = *c.device_busy_fraction;
     const auto busy_text = fmt::format("device busy {:.0f}% of the step", 100 * busy);
@@ -57,9 +63,9 @@ void apply_ceilings(CaseResult& c, const DeviceCeilings& ceilings) {
 std::string utilisation_note(const CaseResult& c) {
   if (!c.ceiling_share) return "";
   std::string verdict;
-  if (c.bound == "launch-bound") return fmt::format("{:.0f}% of the {} matmul ceiling", 100 * *c.ceiling_share, c.spec.dtype);  // the busy note says LAUNCH-BOUND
+  if (c.bound == "launch-bound") return fmt::format("{:.0f}% of the {} matmul ceiling", 100 * *c.ceiling_share, ceiling_precision_of(c));  // the busy note says LAUNCH-BOUND
   for (const char ch : c.bound) verdict += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return fmt::format("{:.0f}% of the {} matmul ceiling{}", 100 * *c.ceiling_share, c.spec.dtype,
+  return fmt::format("{:.0f}% of the {} matmul ceiling{}", 100 * *c.ceiling_share, ceiling_precision_of(c),
                      verdict.empty() ? "" : ": " + verdict);
 }
 

@@ -28,6 +28,9 @@ inline constexpr double kComputeBoundShare = 0.5;
 // small workloads at batch 64.
 inline constexpr double kSmallKernelS = 10e-6;
 
+// The precision whose matmul ceiling applies to the case: ceiling_precision, else its dtype.
+const std::string& ceiling_precision_of(const CaseResult& c);
+
 // Sets the case's ceiling, share, verdict and evidence from `ceilings` (a device's, for the run's
 // torch). Leaves them empty when the ceilings lack the case's precision or the case has no FLOP count.
 void apply_ceilings(CaseResult& c, const DeviceCeilings& ceilings);

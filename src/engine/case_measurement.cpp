@@ -110,6 +110,10 @@ class CaseMeasurement {
     r_.samples_per_epoch = info.samples_per_epoch;
     r_.epoch_unit = info.epoch_unit;
     r_.train_flops_per_sample = info.train_flops_per_sample;
+    // cuDNN runs float32 convolutions in TF32 unless told not to (torch.backends.cudnn.allow_tf32).
+    if (info.convolutional && spec_.dtype == "float32" && device_.torch_device().is_cuda() &&
+        at::globalContext().allowTF32CuDNN())
+      r_.ceiling_precision = "tfloat32";
     steps_per_epoch_ = static_cast<std::int64_t>(
         std::ceil(static_cast<double>(info.samples_per_epoch) / static_cast<double>(spec_.batch_size)));
   }

@@ -240,6 +240,7 @@ class DcganWorkload final : public Workload {
     WorkloadInfo i;
     i.name = "dcgan";
     i.graph_refusal.clear();  // DcganTask implements the graph hooks
+    i.convolutional = true;
     i.description = "DCGAN (PyTorch examples): G and D, 64x64, nz 100, ngf = ndf = 64, nc 1";
     i.samples_per_epoch = 60000;
     i.epoch_unit = "images";

@@ -188,6 +188,7 @@ class ResNet18Workload final : public Workload {
     WorkloadInfo i;
     i.name = "resnet18";
     i.graph_refusal.clear();  // ModuleTask implements the graph hooks
+    i.convolutional = true;
     i.description = cifar ? "ResNet-18 (CIFAR stem: 3x3, no max-pool), 10 classes, 3x32x32"
                           : "ResNet-18 (torchvision), 10 classes, CIFAR-10 3x32x32";
     i.samples_per_epoch = 50000;

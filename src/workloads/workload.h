@@ -25,6 +25,7 @@ struct WorkloadInfo {
   double train_flops_per_sample = 0;  // analytic: 3 x forward matmul/conv FLOPs (2 per MAC)
   bool has_width = false;           // the hidden width can be set (--width: mlp)
   bool has_checkpoint = false;      // gradient checkpointing of its blocks (--checkpoint: transformer, bert-base)
+  bool convolutional = false;       // most of its FLOPs are convolutions (cuDNN on CUDA: TF32 in float32 by default)
   // Why its training step cannot be captured as one device graph (--graphs); empty when it can
   // (its TrainingTask implements the graph hooks below: the built-in workloads).
   std::string graph_refusal = "its training task does not implement the graph hooks (TrainingTask::enter_graph_mode)";

@@ -101,6 +101,29 @@ TEST(Utilisation, ACountedGraphOfTinyKernelsIsSmallKernelBound) {
   EXPECT_EQ(launch.bound, "launch-bound");
 }
 
+// A float32 convolutional case on CUDA is measured against the tfloat32 ceiling (cuDNN's default),
+// and says so: against the float32 one dcgan's graph reached 115%.
+TEST(Utilisation, Float32ConvolutionsInTf32AreMeasuredAgainstTheTf32Ceiling) {
+  auto ceilings = h200();
+  ceilings.ceilings.push_back({CeilingKind::kMatmul, "tfloat32", "16384 x 16384 x 16384", 15, 400e12, 395e12, 402e12, ""});
+  auto conv = a_case("float32", 60e12, 0.99);
+  conv.ceiling_precision = "tfloat32";
+  apply_ceilings(conv, ceilings);
+  EXPECT_DOUBLE_EQ(*conv.ceiling_flops_per_s, 400e12);
+  EXPECT_NEAR(*conv.ceiling_share, 0.15, 1e-12);
+  EXPECT_NE(conv.bound_evidence.find("15% of the tfloat32 matmul ceiling (60.00 TFLOP/s of 400.0 TFLOP/s): its "
+                                     "convolutions run in tfloat32"),
+            std::string::npos)
+      << conv.bound_evidence;
+  EXPECT_EQ(utilisation_note(conv), "15% of the tfloat32 matmul ceiling: MEMORY-BOUND");
+  const auto back = nlohmann::json::parse(nlohmann::json(conv).dump()).get<CaseResult>();
+  EXPECT_EQ(back.ceiling_precision, "tfloat32");
+  auto no_tf32_ceiling = a_case("float32", 60e12, 0.99);
+  no_tf32_ceiling.ceiling_precision = "tfloat32";
+  apply_ceilings(no_tf32_ceiling, h200());  // no tfloat32 ceiling measured: no share, no verdict
+  EXPECT_FALSE(no_tf32_ceiling.ceiling_share.has_value());
+}
+
 TEST(Utilisation, NothingWithoutTheCeilingOfTheCasesPrecisionAndItSurvivesJson) {
   auto fp16 = a_case("float16", 100e12, 0.9);
   apply_ceilings(fp16, h200());  // no float16 ceiling measured
