@@ -9,6 +9,9 @@ distribution-free confidence interval). The JSON it writes can be compared with
 --dtype bfloat16/float16 trains under autocast (float16 with loss scaling), as the C++ tool;
 --graphs captures each model's whole training step once in a CUDA graph and times its replays
 (timing.GraphedStep), '--graphs both' times eager and graphs side by side.
+--cudnn-benchmark sets torch.backends.cudnn.benchmark; --channels-last puts the cnn and its
+image batches in torch.channels_last (mlp and transformer ignore it): the convolution
+settings the C++ tool can run with.
 
 Only the standard library and torch are needed (no numpy).
 
@@ -33,10 +36,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import (  # noqa: E402,F401
     CI_ALPHA, MIN_SAMPLE_SECONDS, NUM_BATCHES, SCHEMA, SEED, WARMUP_MAX_FRACTION,
     WARMUP_MIN_STEPS, WARMUP_TOLERANCE, WARMUP_WINDOW_MAX, WARMUP_WINDOW_SECONDS,
-    GraphRefused, Precision, TrainCase, add_common_args, case_record, check_graphs_device,
-    check_params, ci_lower_rank, common_settings, device_name, make_step_optimizer, measure,
-    median, median_ci, median_sorted, param_count, parse_models, print_table, resolve_device,
-    run_all, sync, time_case, warmup_window, write_json)
+    GraphRefused, Precision, TrainCase, add_common_args, case_record, channels_last_batch,
+    check_graphs_device, check_params, ci_lower_rank, common_settings, device_name,
+    make_step_optimizer, measure, median, median_ci, median_sorted, param_count, parse_models,
+    print_table, resolve_device, run_all, sync, time_case, warmup_window, write_json)
 from timing import make_optimizer as _make_optimizer  # noqa: E402
 
 LR = 1e-3
@@ -116,6 +119,7 @@ class TransformerClassifier(nn.Module):
 
 
 MODELS = {"mlp": MLP, "cnn": CNN, "transformer": TransformerClassifier}
+CONV_MODELS = ("cnn",)   # the ones --channels-last applies to
 
 
 # --------------------------------------------------------------------------------------------
@@ -152,10 +156,18 @@ def make_optimizer(model: nn.Module, dev: torch.device):
 
 
 def build_case(name: str, dev: torch.device, batch_size: int, dtype: str = "float32",
-               graphs: bool = False, verbose: bool = True) -> TrainCase:
-    """The model (seeded), its optimizer and staged batches, and its training step."""
+               graphs: bool = False, verbose: bool = True,
+               channels_last: bool = False) -> TrainCase:
+    """The model (seeded), its optimizer and staged batches, and its training step.
+
+    channels_last (--channels-last): a model of CONV_MODELS and its image batches in
+    torch.channels_last; ignored by the others.
+    """
+    channels_last = channels_last and name in CONV_MODELS
     torch.manual_seed(SEED)
     model = MODELS[name]().to(dev)
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
     n_params = param_count(model)
     check_params(name, n_params, EXPECTED_PARAMS[name], verbose)
     model.train()
@@ -164,6 +176,8 @@ def build_case(name: str, dev: torch.device, batch_size: int, dtype: str = "floa
     opt, opt_kind = make_step_optimizer(model.parameters(), dev, torch.optim.Adam, "adam",
                                         graphs, prec, lr=LR)
     batches = make_batches(name, batch_size, dev)
+    if channels_last:
+        batches = [channels_last_batch(b) for b in batches]
     loss_fn = F.cross_entropy
 
     def train_step(batch):
@@ -182,8 +196,8 @@ def build_case(name: str, dev: torch.device, batch_size: int, dtype: str = "floa
 
 def run_case(name: str, dev: torch.device, batch_size: int, ci_target: float, min_samples: int,
              min_time: float, max_time: float, verbose: bool = True, dtype: str = "float32",
-             graphs: bool = False) -> dict:
-    case = build_case(name, dev, batch_size, dtype, graphs, verbose)
+             graphs: bool = False, channels_last: bool = False) -> dict:
+    case = build_case(name, dev, batch_size, dtype, graphs, verbose, channels_last)
     return time_case(case, dev, graphs, batch_size, ci_target, min_samples, min_time,
                      max_time, verbose)
 
@@ -207,10 +221,13 @@ def main(argv=None) -> int:
         print(f"torch {torch.__version__}, device {dev_str} ({dname}), "
               f"threads {torch.get_num_threads()}, batch {a.batch_size}, "
               f"dtype {','.join(a.dtypes)}"
-              + (f", graphs {a.graphs}" if a.graphs else ""), flush=True)
+              + (f", graphs {a.graphs}" if a.graphs else "")
+              + (", cudnn.benchmark" if a.cudnn_benchmark else "")
+              + (", channels_last" if a.channels_last else ""), flush=True)
 
     def build(m, dtype, graphs):
-        return build_case(m, dev, a.batch_size, dtype, graphs, verbose=not a.quiet)
+        return build_case(m, dev, a.batch_size, dtype, graphs, verbose=not a.quiet,
+                          channels_last=a.channels_last)
 
     try:
         cases, skipped = run_all(models, build, dev, a, verbose=not a.quiet)

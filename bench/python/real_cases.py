@@ -12,7 +12,9 @@ bench/python/compare_cpp_python.py.
 --dtype bfloat16/float16 trains under autocast (float16 with loss scaling; not dcgan, as in
 the C++ tool), --graphs captures each model's whole training step (dcgan: its G and D steps
 together) once in a CUDA graph and times its replays (timing.GraphedStep); '--graphs both'
-times eager and graphs side by side.
+times eager and graphs side by side. --cudnn-benchmark sets torch.backends.cudnn.benchmark;
+--channels-last puts resnet18 and dcgan (G and D) and their image batches in
+torch.channels_last (bert-base ignores it): the convolution settings the C++ tool can run with.
 
 Needs torch; torchvision (else a hand-written, identical ResNet-18 is used) and transformers
 (else bert-base is skipped) are optional. No network, no numpy.
@@ -36,8 +38,9 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import (  # noqa: E402
     NUM_BATCHES, SEED, GraphRefused, Precision, SkipModel, TrainCase, add_common_args,
-    check_graphs_device, check_params, common_settings, device_name, make_step_optimizer,
-    param_count, parse_models, print_table, resolve_device, run_all, sync, write_json)
+    channels_last_batch, check_graphs_device, check_params, common_settings, device_name,
+    make_step_optimizer, param_count, parse_models, print_table, resolve_device, run_all, sync,
+    write_json)
 
 MODEL_NAMES = ("resnet18", "bert-base", "dcgan")
 
@@ -70,6 +73,11 @@ DCGAN_BETAS = (0.5, 0.999)
 DCGAN_EXPECTED = {1: (3_574_656, 2_763_520), 3: (3_576_704, 2_765_568)}  # nc: (G, D)
 DCGAN_FP16_REFUSAL = ("dcgan does not support --dtype float16 (its two optimizers would need "
                       "loss scaling each, which the C++ tool does not do either); use bfloat16")
+
+
+def _channels_last(a) -> bool:
+    """--channels-last; a namespace without it (graphs_cpu_check.py builds its own) means off."""
+    return bool(getattr(a, "channels_last", False))
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,12 +230,17 @@ def build_resnet18_case(dev, a, dtype="float32", graphs=False, verbose=True) -> 
     model, impl = build_resnet18(a.variant, a.resnet_impl)
     n_params = param_count(model)
     check_params(name, n_params, RESNET_EXPECTED[a.variant], verbose)
+    channels_last = _channels_last(a)
     model = model.to(dev)
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
     model.train()
     prec = Precision(dtype, dev, graphs)
     opt, opt_kind = make_step_optimizer(model.parameters(), dev, torch.optim.Adam, "adam",
                                         graphs, prec, lr=RESNET_LR)
     batches = resnet_batches(a.batch_size, dev)
+    if channels_last:
+        batches = [channels_last_batch(b) for b in batches]
 
     def train_step(batch):
         """forward + loss (autocast in bf16/fp16), backward, optimizer step; no zero_grad."""
@@ -503,6 +516,12 @@ def build_dcgan_case(dev, a, dtype="float32", graphs=False, verbose=True) -> Tra
     exp_g, exp_d = DCGAN_EXPECTED[nc]
     check_params(f"{name} G", n_g, exp_g, verbose)
     check_params(f"{name} D", n_d, exp_d, verbose)
+    channels_last = _channels_last(a)
+    if channels_last:
+        # after weights_init, which fills the weights in memory order: in the default layout,
+        # so that they are the same values as without --channels-last
+        netG = netG.to(memory_format=torch.channels_last)
+        netD = netD.to(memory_format=torch.channels_last)
     netG.train()
     netD.train()
     prec = Precision(dtype, dev, graphs)
@@ -512,6 +531,10 @@ def build_dcgan_case(dev, a, dtype="float32", graphs=False, verbose=True) -> Tra
     optimizerG, _ = make_step_optimizer(netG.parameters(), dev, torch.optim.Adam, "adam",
                                         graphs, prec, lr=DCGAN_LR, betas=DCGAN_BETAS)
     batches = dcgan_batches(a.batch_size, nc, dev)
+    if channels_last:
+        # the noise [B, nz, 1, 1] drawn in the step needs no conversion: with 1x1 spatial size
+        # it is channels_last-contiguous as it is
+        batches = [channels_last_batch(b) for b in batches]
     real_label, fake_label = 1.0, 0.0
 
     def D(x):
@@ -612,7 +635,9 @@ def main(argv=None) -> int:
         print(f"torch {torch.__version__}, device {dev_str} ({dname}), "
               f"threads {torch.get_num_threads()}, batch {a.batch_size}, "
               f"dtype {','.join(a.dtypes)}"
-              + (f", graphs {a.graphs}" if a.graphs else ""), flush=True)
+              + (f", graphs {a.graphs}" if a.graphs else "")
+              + (", cudnn.benchmark" if a.cudnn_benchmark else "")
+              + (", channels_last" if a.channels_last else ""), flush=True)
 
     def build(m, dtype, graphs):
         return BUILDERS[m](dev, a, dtype, graphs, verbose)
@@ -633,7 +658,6 @@ def main(argv=None) -> int:
         settings.update({
             "resnet18_variant": a.variant, "bert_seq_len": a.seq_len, "dcgan_nc": a.nc,
             "float32_matmul_precision": torch.get_float32_matmul_precision(),
-            "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
         })
         write_json(a.json, dev_str, dname, settings, cases,
                    {"skipped": skipped} if skipped else None)

@@ -257,6 +257,13 @@ def _map_tensors(fn, b):
     return b
 
 
+def channels_last_batch(b):
+    """A batch with its 4-D tensors (images) in torch.channels_last (--channels-last); labels
+    and other tensors as they are."""
+    return _map_tensors(
+        lambda t: t.contiguous(memory_format=torch.channels_last) if t.dim() == 4 else t, b)
+
+
 def _copy_batch(dst, src) -> None:
     """dst.copy_(src) for every tensor of a batch (same structure)."""
     if isinstance(dst, torch.Tensor):
@@ -361,7 +368,11 @@ class GraphedStep:
         self.dev = dev
         self.capture = capture
         self.warmup_steps = warmup_steps
-        self.static = _map_tensors(lambda t: t.clone(), case.batches[0])
+        # preserve_format: the static inputs keep the staged batches' layout (channels_last
+        # under --channels-last), which copy_ then keeps, so the captured convolutions see the
+        # same layout as the eager step
+        self.static = _map_tensors(lambda t: t.clone(memory_format=torch.preserve_format),
+                                   case.batches[0])
         self.graph = None
         self.out = None
         self.it = 0
@@ -769,10 +780,17 @@ def add_common_args(p: argparse.ArgumentParser, default_models: str, choices) ->
                         "its replays (CUDA only); '--graphs both': eager, then graphs, per model")
     p.add_argument("--graphs-and-eager", dest="graphs", action="store_const", const="both",
                    help="same as --graphs both")
+    p.add_argument("--cudnn-benchmark", action="store_true",
+                   help="torch.backends.cudnn.benchmark = True (cuDNN times its convolution "
+                        "algorithms and keeps the fastest); default off, torch's default")
+    p.add_argument("--channels-last", action="store_true",
+                   help="convolution models only: model and staged image batches in "
+                        "torch.channels_last (NHWC); the others ignore it")
 
 
 def parse_models(p: argparse.ArgumentParser, a, choices):
-    """Validates the common arguments, applies --threads; returns the list of models."""
+    """Validates the common arguments, applies --threads and --cudnn-benchmark; returns the
+    list of models."""
     models = [m.strip() for m in a.models.split(",") if m.strip()]
     unknown = [m for m in models if m not in choices]
     if unknown:
@@ -781,6 +799,10 @@ def parse_models(p: argparse.ArgumentParser, a, choices):
         p.error("--batch-size must be >= 1")
     if a.threads > 0:
         torch.set_num_threads(a.threads)
+    if a.cudnn_benchmark:
+        # here, before any model is built: cuDNN then picks its algorithms in each case's
+        # first steps (warm-up; under --graphs the eager warm-up before the capture)
+        torch.backends.cudnn.benchmark = True
     a.dtypes = [d.strip() for d in a.dtype.split(",") if d.strip()]
     bad = [d for d in a.dtypes if d not in DTYPES]
     if bad or not a.dtypes:
@@ -854,6 +876,9 @@ def common_settings(a) -> dict:
         "min_samples": a.min_samples, "min_time_s": a.min_time,
         "max_time_s": a.max_time, "num_batches": NUM_BATCHES, "seed": SEED,
         "dtypes": a.dtypes, "graphs": {None: "off", "only": "only", "both": "both"}[a.graphs],
+        # torch's state, not only the flag: what the convolutions actually ran with
+        "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
+        "channels_last": bool(a.channels_last),
     }
 
 
