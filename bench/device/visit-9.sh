@@ -7,7 +7,8 @@
 #   again with both off (ACCELBENCH_CHANNELS_LAST=0 ACCELBENCH_CUDNN_BENCHMARK=0): what they give.
 # Part `python` (about 8 minutes): the Python references, eager and whole-step graph, at PyTorch's
 #   defaults and with --cudnn-benchmark --channels-last; `run --graphs` in a second process.
-# Part `bert` (about 7 minutes): bert-base bfloat16 at batch 2048, ours (eager, graphs) and Python's
+# Part `bert` (about 8 minutes): bert-base bfloat16 at batch 2048, ours (eager, graphs; the fused QKV
+#   projection and, ACCELBENCH_BERT_SEPARATE_QKV=1, three as Hugging Face has) and Python's
 #   (transformers, SDPA, the same padding mask); the GPU tests (ctest -L gpu).
 #   bash bench/device/visit-9.sh peak|python|bert
 set -uo pipefail
@@ -62,14 +63,19 @@ python)
   done
   echo "python took $(( $(date +%s) - s )) s"
   for f in "$d"/py-*.txt; do echo "== $f"; sed -n '/^model/,$p' "$f" | head -14; done
-  run_graphs run-graphs-2 150s $models
+  run_graphs run-graphs-2 200s $models
   ;;
 bert)
-  s=$(date +%s)
-  COLUMNS=150 $BIN run --graphs --models bert-base --dtype bfloat16 --devices cuda --batch-size 2048 --budget 100s \
-    --rounds 2 --no-save --json "$d/bert-2048.json" > "$d/bert-2048.txt" 2> "$d/bert-2048.err"
-  echo "bert 2048: exit $? in $(( $(date +%s) - s )) s"
-  sed -n '/^model/,/^$/p' "$d/bert-2048.txt"; sed -n '/CUDA graphs against/,/^$/p' "$d/bert-2048.txt"
+  $BIN peak --device cuda:0 --quick --db "$d/history.db" > "$d/peak-quick.txt" 2>&1; echo "peak --quick exit $?"
+  grep -E "matmul bfloat16" "$d/peak-quick.txt"
+  for v in fused separate; do
+    s=$(date +%s)
+    sep=0; [[ $v == separate ]] && sep=1
+    ACCELBENCH_BERT_SEPARATE_QKV=$sep COLUMNS=150 $BIN run --graphs --models bert-base --dtype bfloat16 --devices cuda \
+      --batch-size 2048 --budget 90s --rounds 2 --db "$d/history.db" --json "$d/bert-2048-$v.json" > "$d/bert-2048-$v.txt" 2> "$d/bert-2048-$v.err"
+    echo "bert 2048 $v qkv: exit $? in $(( $(date +%s) - s )) s"
+    sed -n '/^model  *device  *dtype  *batch/,/^$/p' "$d/bert-2048-$v.txt"; grep -E "^bert" "$d/bert-2048-$v.txt" | grep -i "ceiling" | head -2
+  done
   s=$(date +%s)
   timeout 150 python3 bench/python/real_cases.py --models bert-base --device cuda --dtype bfloat16 --batch-size 2048 \
     --graphs both --max-time 25 --json "$d/py-bert-2048.json" > "$d/py-bert-2048.txt" 2>&1

@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "data/tokenizer.h"
@@ -30,12 +31,23 @@ constexpr double kDropout = 0.1, kLnEps = 1e-12;
 
 nn::LayerNorm layer_norm() { return nn::LayerNorm(nn::LayerNormOptions({kHidden}).eps(kLnEps)); }
 
+// The query, key and value projections as one [3 x 768, 768] linear layer (one GEMM, one cast of
+// the input under autocast, one stacked gradient) unless ACCELBENCH_BERT_SEPARATE_QKV=1 asks for
+// three, as Hugging Face's BertSelfAttention has: the same model either way (each weight N(0, 0.02),
+// each bias 0), kept switchable to measure what the fusion gives (docs/workloads.md).
+bool fused_qkv() {
+  const char* v = std::getenv("ACCELBENCH_BERT_SEPARATE_QKV");
+  return !(v && std::string(v) == "1");
+}
+
 struct BertLayerImpl : nn::Module {
   explicit BertLayerImpl(double dropout_p)
       : p_drop(dropout_p),
-        query(register_module("query", nn::Linear(kHidden, kHidden))),
-        key(register_module("key", nn::Linear(kHidden, kHidden))),
-        value(register_module("value", nn::Linear(kHidden, kHidden))),
+        fused(fused_qkv()),
+        qkv(fused ? register_module("qkv", nn::Linear(kHidden, 3 * kHidden)) : nn::Linear(nullptr)),
+        query(fused ? nn::Linear(nullptr) : register_module("query", nn::Linear(kHidden, kHidden))),
+        key(fused ? nn::Linear(nullptr) : register_module("key", nn::Linear(kHidden, kHidden))),
+        value(fused ? nn::Linear(nullptr) : register_module("value", nn::Linear(kHidden, kHidden))),
         attn_out(register_module("attn_out", nn::Linear(kHidden, kHidden))),
         attn_norm(register_module("attn_norm", layer_norm())),
         intermediate(register_module("intermediate", nn::Linear(kHidden, kInter))),
@@ -46,9 +58,14 @@ struct BertLayerImpl : nn::Module {
   at::Tensor forward(const at::Tensor& x, const at::Tensor& mask) {
     const auto B = x.size(0), S = x.size(1);
     constexpr auto D = kHidden / kHeads;
-    auto heads = [&](const at::Tensor& t) { return t.view({B, S, kHeads, D}).transpose(1, 2); };
-    auto ctx = at::scaled_dot_product_attention(heads(linear_of(query, x)), heads(linear_of(key, x)),
-                                                heads(linear_of(value, x)), mask,
+    std::vector<at::Tensor> qkv_heads;
+    if (fused) {  // [3, B, heads, S, D], split by unbind: one stacked gradient in the backward pass
+      qkv_heads = linear_of(qkv, x).view({B, S, 3, kHeads, D}).permute({2, 0, 3, 1, 4}).unbind(0);
+    } else {
+      auto heads = [&](const at::Tensor& t) { return t.view({B, S, kHeads, D}).transpose(1, 2); };
+      qkv_heads = {heads(linear_of(query, x)), heads(linear_of(key, x)), heads(linear_of(value, x))};
+    }
+    auto ctx = at::scaled_dot_product_attention(qkv_heads[0], qkv_heads[1], qkv_heads[2], mask,
                                                 is_training() ? p_drop : 0.0, /*is_causal=*/false);
     ctx = ctx.transpose(1, 2).reshape({B, S, kHidden});
     auto h = attn_norm(x + dropout(linear_of(attn_out, ctx)));
@@ -58,7 +75,8 @@ struct BertLayerImpl : nn::Module {
   at::Tensor dropout(const at::Tensor& t) { return F::dropout(t, F::DropoutFuncOptions().p(p_drop).training(is_training())); }
 
   double p_drop;
-  nn::Linear query, key, value, attn_out;
+  bool fused;
+  nn::Linear qkv, query, key, value, attn_out;
   nn::LayerNorm attn_norm;
   nn::Linear intermediate, output;
   nn::LayerNorm out_norm;
