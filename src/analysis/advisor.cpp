@@ -11,6 +11,7 @@
 #include "core/durations.h"
 #include "core/parity.h"
 #include "core/sweep_records.h"
+#include "core/utilisation.h"
 #include "report/reports.h"
 
 namespace accelbench {
@@ -410,6 +411,31 @@ void advise_launch_bound(const RunResult& run, const CaseResult& c, std::vector<
                  evidence});
 }
 
+// Rule 4c: the utilisation verdicts of a device-bound case (core/utilisation.h): what the measured
+// share of the matmul ceiling and the kernel count say would make the step faster. Launch-bound
+// cases have rule 4b; a case without a verdict gets nothing.
+void advise_utilisation(const CaseResult& c, std::vector<Advice>& out) {
+  if (!c.ceiling_share || !c.ceiling_flops_per_s || c.bound.empty() || c.bound == "launch-bound") return;
+  const auto share = pct(*c.ceiling_share);
+  const auto precision = ceiling_precision_of(c);
+  std::vector<std::string> evidence{"bound=" + c.bound, "share_of_" + precision + "_ceiling=" + share};
+  const auto head = fmt::format("{} at {} of the {} matmul ceiling ({})", c.bound, share, precision, c.bound_evidence);
+  std::string text;
+  if (c.bound == "small-kernel-bound") {
+    evidence.push_back(fmt::format("kernels_per_step={}", c.device_operations_per_step));
+    text = head + ". A larger batch gives each kernel more work for the same fixed costs; the device's bandwidth "
+                  "and FLOP/s are not the limit";
+  } else if (c.bound == "memory-bound") {
+    text = head + ". Fewer bytes a step go faster: a 16-bit precision (activations and their element-wise kernels "
+                  "at half the bytes), fused element-wise kernels, a larger batch for the optimizer's share";
+  } else if (c.bound == "compute-bound") {
+    text = head + ". Only fewer FLOPs or a precision with a higher ceiling go faster here";
+  } else {
+    return;
+  }
+  out.push_back({"utilisation", subject_of(c), text, evidence});
+}
+
 // Rule 5: a lower precision measured beside float32: quote the gain and the loss it reached.
 void advise_precision_case(const RunResult& run, const CaseResult& c, std::vector<Advice>& out) {
   if (c.spec.dtype != "float32") {
@@ -470,6 +496,7 @@ std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, cons
     // One launch-bound advice per subject: in a sweep, its last point (a batch sweep's largest batch).
     std::erase_if(out, [&](const Advice& a) { return a.rule == "launch-bound" && a.subject == subject_of(c); });
     advise_launch_bound(run, c, out);
+    advise_utilisation(c, out);
     if (sweep_kind != "precision") advise_precision_case(run, c, out);  // a precision sweep has its own rules
   }
   one_per_finding(out);

@@ -32,7 +32,10 @@ std::string render_csv_report(const ReportSource& src) {
       "run_id", "run_uid", "published", "timestamp_utc", "host", "torch_version", "accelbench_version", "workload",
       "device", "dtype", "batch_size", "threads", "status", "n", "median_s", "ci_low_s", "ci_high_s", "mean_s",
       "stddev_s", "min_s", "max_s", "noisy", "samples_per_s", "epoch_s_estimate", "epoch_unit", "peak_memory_bytes",
-      "speedup", "speedup_ci_low", "speedup_ci_high", "article_speedup", "error", "model"};
+      "speedup", "speedup_ci_low", "speedup_ci_high", "article_speedup", "error", "model",
+      // appended after the older columns, which keep their places: over the CPU's fastest precision
+      "speedup_over_fastest_cpu", "speedup_over_fastest_cpu_ci_low", "speedup_over_fastest_cpu_ci_high",
+      "speedup_over_fastest_cpu_baseline_dtype"};
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) {
     if (i) out += ',';
@@ -40,7 +43,8 @@ std::string render_csv_report(const ReportSource& src) {
   }
   out += "\n";
   for (const auto& c : run.cases) {
-    const auto* s = find_speedup(run, model_label(c.spec), c.spec.device);
+    const auto* s = find_row_speedup(run, ReportRow{model_label(c.spec), c.spec.dtype, ""}, c.spec.device);
+    const auto* fastest = find_speedup_over_fastest_cpu(run, c.spec);  // none: empty cells
     const double art = c.spec.graphs ? 0 : article_speedup(c.spec.workload);
     const double mem = peak_memory_bytes(c);
     const bool ok = c.ok();
@@ -75,7 +79,11 @@ std::string render_csv_report(const ReportSource& src) {
                                s ? num(s->ci_high) : "",
                                art > 0 && c.spec.device != "cpu" ? num(art) : "",
                                c.error,
-                               model_label(c.spec)};  // "mlp[graphs]": what tells a graphs row from the eager one
+                               model_label(c.spec),  // "mlp[graphs]": what tells a graphs row from the eager one
+                               fastest ? num(fastest->ratio) : "",
+                               fastest ? num(fastest->ci_low) : "",
+                               fastest ? num(fastest->ci_high) : "",
+                               fastest ? fastest->baseline_dtype : ""};
     for (std::size_t i = 0; i < f.size(); ++i) {
       if (i) out += ',';
       out += csv_field(f[i]);

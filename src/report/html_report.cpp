@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <set>
 
 #include "core/durations.h"
@@ -43,6 +44,18 @@ std::string absent_item(const std::string& key, const std::string& caption, cons
 }
 
 std::string ratio_text(const RatioEstimate& r) { return fmt::format("{:.3g}x", r.ratio); }
+
+// Each accelerator case's speed-up over the CPU's fastest measured precision, where that is another
+// precision (a table of its own: the summary has one row per model, whatever its precision).
+std::string over_fastest_cpu_table(const RunResult& run, bool published) {
+  if (run.speedups_over_fastest_cpu.empty()) return "";
+  Rows t{{"model", "dtype", "device", "batch", fmt::format("speed-up over the CPU's fastest{}", published ? "" : " [95% CI]")}};
+  for (const auto& s : run.speedups_over_fastest_cpu)
+    t.push_back({s.label(), s.dtype, s.device, std::to_string(s.batch_size),
+                 published ? fmt::format("{:.2f}x (cpu {})", s.ratio, s.baseline_dtype) : over_fastest_cpu_text(s)});
+  return "<h3>Speed-up over the CPU's fastest precision</h3>\n" + html_table(t, "over-fastest-cpu") +
+         fmt::format("<p class=\"note\">{}</p>\n", xml_escape(kOverFastestCpuNote));
+}
 
 // A precision sweep's speed-up per precision (bars with their CI, 1x marked) and its parity table.
 std::string precision_figure(const PrecisionSweep& sw) {
@@ -212,30 +225,30 @@ std::string render_html_report(const ReportSource& src) {
     for (const auto& d : devices)
       if (d != "cpu") t[0].push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
     if (!published) t[0].push_back("article (M2, published)");
-    for (const auto& m : models) {
-      std::vector<std::string> row{m};
+    for (const auto& r : report_rows(run)) {
+      std::vector<std::string> row{r.label};
       for (const auto& d : devices) {
-        auto c = std::find_if(run.cases.begin(), run.cases.end(),
-                              [&](const CaseResult& x) { return model_label(x.spec) == m && x.spec.device == d; });
-        if (c == run.cases.end()) row.push_back("-");
+        const auto* c = find_row_case(run, r, d);
+        if (!c) row.push_back("-");
         else if (!c->ok()) row.push_back("failed");
         else row.push_back(published ? fmt::format("{:g} {}", c->epoch_s_estimate, c->epoch_unit)
                                      : fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
       }
       for (const auto& d : devices) {
         if (d == "cpu") continue;
-        const auto* s = find_speedup(run, m, d);
+        const auto* s = find_row_speedup(run, r, d);
         row.push_back(!s ? "-" : published ? fmt::format("{:.2f}x", s->ratio)
                                            : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
       }
       if (!published) {
-        const double a = article_speedup(m);
+        const double a = r.dtype == "float32" ? article_speedup(r.model) : 0;  // the article measured float32
         row.push_back(a > 0 ? fmt::format("{:.2f}x", a) : "-");
       }
       t.push_back(row);
     }
     body += html_table(t, "summary");
   }
+  body += over_fastest_cpu_table(run, published);
 
   body += "<h2>Charts</h2>\n";
   std::string absent;  // the charts this run has no data for, listed once after the others
@@ -243,17 +256,23 @@ std::string render_html_report(const ReportSource& src) {
   {
     BarChartSpec spec{"chart-speedup", "Speed-up over the CPU (median ratio, 95% CI)", "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
     Rows t{{"workload", "device", "batch", "speed-up", "95% CI", "article (M2)"}};
-    std::map<std::pair<std::string, std::string>, int> per_pair;  // several batch sizes: label them
-    for (const auto& s : run.speedups) ++per_pair[{s.label(), s.device}];
+    // Several precisions or batch sizes of one model on one device: each bar names its own.
+    std::map<std::tuple<std::string, std::string, std::string>, int> per_batch;
+    bool several_dtypes = false;
+    for (const auto& s : run.speedups) {
+      ++per_batch[{s.label(), s.device, s.dtype}];
+      several_dtypes = several_dtypes || s.dtype != run.speedups.front().dtype;
+    }
     for (const auto& m : models) {
       for (const auto& s : run.speedups) {
         if (s.label() != m) continue;
-        const std::string series = published ? "article M2 (published)"
-                                   : per_pair[{s.label(), s.device}] > 1 ? fmt::format("{} b{}", s.device, s.batch_size)
-                                                                          : s.device;
+        std::string series = several_dtypes ? fmt::format("{} {}", s.device, s.dtype) : s.device;
+        if (per_batch[{s.label(), s.device, s.dtype}] > 1) series += fmt::format(" b{}", s.batch_size);
+        if (published) series = "article M2 (published)";
         spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published});
-        const double a = article_speedup(m);
-        t.push_back({m, s.device, s.batch_size ? std::to_string(s.batch_size) : "-", fmt::format("{:.2f}x", s.ratio),
+        const double a = s.dtype == "float32" ? article_speedup(m) : 0;  // the article measured float32
+        t.push_back({m, several_dtypes ? fmt::format("{} {}", s.device, s.dtype) : s.device,
+                     s.batch_size ? std::to_string(s.batch_size) : "-", fmt::format("{:.2f}x", s.ratio),
                      published ? "published: none" : format_interval(s.ci_low, s.ci_high),
                      a > 0 ? fmt::format("{:.2f}x", a) : "-"});
       }

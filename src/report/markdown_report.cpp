@@ -46,6 +46,18 @@ std::string speedup_text(const Speedup& s, bool published) {
   if (published) return fmt::format("{:.2f}x", s.ratio);
   return format_ratio_ci(s.ratio, s.ci_low, s.ci_high);
 }
+
+// Each accelerator case's speed-up over the CPU's fastest measured precision, where that is another
+// precision (a table of its own: the first table has one row per model, whatever its precision).
+std::string over_fastest_cpu_table(const RunResult& run, bool published) {
+  if (run.speedups_over_fastest_cpu.empty()) return "";
+  std::vector<std::vector<std::string>> t{
+      {"model", "dtype", "device", "batch", fmt::format("speed-up over the CPU's fastest{}", published ? "" : " [95% CI]")}};
+  for (const auto& s : run.speedups_over_fastest_cpu)
+    t.push_back({s.label(), s.dtype, s.device, std::to_string(s.batch_size),
+                 published ? fmt::format("{} (cpu {})", speedup_text(s, true), s.baseline_dtype) : over_fastest_cpu_text(s)});
+  return "### Speed-up over the CPU's fastest precision\n\n" + md_table(t, 3) + "\n" + kOverFastestCpuNote + "\n\n";
+}
 }  // namespace
 
 std::string render_markdown_report(const ReportSource& src) {
@@ -74,12 +86,6 @@ std::string render_markdown_report(const ReportSource& src) {
 
   // Table 1: the article's view.
   const auto devices = report_devices(run);
-  const auto models = report_workloads(run);
-  auto find_case = [&](const std::string& m, const std::string& d) -> const CaseResult* {
-    for (const auto& c : run.cases)
-      if (model_label(c.spec) == m && c.spec.device == d) return &c;
-    return nullptr;
-  };
   out += "## Training time and speed-up\n\n";
   std::vector<std::vector<std::string>> t1;
   std::vector<std::string> header{"model"};
@@ -88,10 +94,10 @@ std::string render_markdown_report(const ReportSource& src) {
     if (d != "cpu") header.push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
   if (!published) header.push_back("article (M2, published)");
   t1.push_back(header);
-  for (const auto& m : models) {
-    std::vector<std::string> row{m};
+  for (const auto& r : report_rows(run)) {
+    std::vector<std::string> row{r.label};
     for (const auto& d : devices) {
-      const auto* c = find_case(m, d);
+      const auto* c = find_row_case(run, r, d);
       if (!c) row.push_back("-");
       else if (!c->ok()) row.push_back("failed");
       else if (published) row.push_back(fmt::format("{:g} {}", c->epoch_s_estimate, c->epoch_unit));
@@ -99,11 +105,11 @@ std::string render_markdown_report(const ReportSource& src) {
     }
     for (const auto& d : devices) {
       if (d == "cpu") continue;
-      const auto* s = find_speedup(run, m, d);
+      const auto* s = find_row_speedup(run, r, d);
       row.push_back(s ? speedup_text(*s, published) : "-");
     }
     if (!published) {
-      const double a = article_speedup(m);
+      const double a = r.dtype == "float32" ? article_speedup(r.model) : 0;  // the article measured float32
       row.push_back(a > 0 ? fmt::format("{:.2f}x", a) : "-");
     }
     t1.push_back(row);
@@ -114,6 +120,7 @@ std::string render_markdown_report(const ReportSource& src) {
            "95% bootstrap CI. The article's column is its published M2 figure (mean of 5 runs, no CI): a reference, "
            "not a measurement.\n";
   out += "\n";
+  out += over_fastest_cpu_table(run, published);
 
   // Table 2: one line per case.
   if (!published) {

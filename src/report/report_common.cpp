@@ -64,10 +64,47 @@ std::vector<std::string> report_workloads(const RunResult& run) {
   return models;
 }
 
+std::vector<ReportRow> report_rows(const RunResult& run) {
+  std::vector<ReportRow> rows;
+  bool several_dtypes = false;
+  for (const auto& c : run.cases) {
+    several_dtypes = several_dtypes || c.spec.dtype != run.cases.front().spec.dtype;
+    const auto m = model_label(c.spec);
+    if (std::none_of(rows.begin(), rows.end(), [&](const ReportRow& r) { return r.model == m && r.dtype == c.spec.dtype; }))
+      rows.push_back({m, c.spec.dtype, m});
+  }
+  if (several_dtypes)
+    for (auto& r : rows) r.label = r.model + " " + r.dtype;
+  return rows;
+}
+
+const CaseResult* find_row_case(const RunResult& run, const ReportRow& row, const std::string& device) {
+  for (const auto& c : run.cases)
+    if (model_label(c.spec) == row.model && c.spec.dtype == row.dtype && c.spec.device == device) return &c;
+  return nullptr;
+}
+
+const Speedup* find_row_speedup(const RunResult& run, const ReportRow& row, const std::string& device) {
+  for (const auto& s : run.speedups)
+    if (s.label() == row.model && s.dtype == row.dtype && s.device == device) return &s;
+  return nullptr;
+}
+
 const Speedup* find_speedup(const RunResult& run, const std::string& workload, const std::string& device) {
   for (const auto& s : run.speedups)
     if (s.label() == workload && s.device == device) return &s;
   return nullptr;
+}
+
+const Speedup* find_speedup_over_fastest_cpu(const RunResult& run, const CaseSpec& spec) {
+  for (const auto& s : run.speedups_over_fastest_cpu)
+    if (s.label() == model_label(spec) && s.device == spec.device && s.dtype == spec.dtype && s.batch_size == spec.batch_size)
+      return &s;
+  return nullptr;
+}
+
+std::string over_fastest_cpu_text(const Speedup& s) {
+  return fmt::format("{} (cpu {})", format_ratio_ci(s.ratio, s.ci_low, s.ci_high), s.baseline_dtype);
 }
 
 double peak_memory_bytes(const CaseResult& c) {

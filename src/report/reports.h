@@ -37,7 +37,25 @@ void write_text_atomically(const std::string& path, const std::string& text);
 // ---- what the reports share ---------------------------------------------------------------------
 std::vector<std::string> report_devices(const RunResult& run);   // in order of appearance, CPU first
 std::vector<std::string> report_workloads(const RunResult& run);
+// The rows of the reports' first table: one per model and precision, in order of appearance. The
+// label is the model's, followed by the precision where the run has more than one ("mlp bfloat16").
+struct ReportRow {
+  std::string model, dtype, label;
+};
+std::vector<ReportRow> report_rows(const RunResult& run);
+const CaseResult* find_row_case(const RunResult& run, const ReportRow& row, const std::string& device);
+const Speedup* find_row_speedup(const RunResult& run, const ReportRow& row, const std::string& device);
 const Speedup* find_speedup(const RunResult& run, const std::string& workload, const std::string& device);
+// The case's speed-up over the CPU's fastest measured precision (run.speedups_over_fastest_cpu: the
+// same model, device, dtype and batch), nullptr where it has none (the CPU's fastest is its own).
+const Speedup* find_speedup_over_fastest_cpu(const RunResult& run, const CaseSpec& spec);
+// "10.00x [9.99, 10.01] (cpu float32)": the speed-up with its 95% CI, then the CPU precision it is over.
+std::string over_fastest_cpu_text(const Speedup& s);
+// The one-line note under the speed-ups over the CPU's fastest precision (Markdown, HTML).
+inline constexpr const char* kOverFastestCpuNote =
+    "Over the CPU's fastest: the speed-up over the CPU's fastest measured precision of the same model and batch "
+    "(named in brackets), where that is another precision than the case's own (a CPU that emulates bfloat16 is "
+    "faster in float32).";
 std::string peak_memory_text(const CaseResult& c);
 double peak_memory_bytes(const CaseResult& c);  // 0 when unknown
 

@@ -5,6 +5,7 @@
 
 #include "analysis/advisor.h"
 #include "core/parity.h"
+#include "core/utilisation.h"
 
 using namespace accelbench;
 
@@ -715,6 +716,46 @@ TEST(Advisor, LaunchBoundQuotesTheDevicesBusyShare) {
   EXPECT_NE(it->subject.find("cnn"), std::string::npos);
   EXPECT_NE(it->text.find("26.0%"), std::string::npos) << it->text;
   EXPECT_NE(it->text.find("CUDA graph"), std::string::npos) << it->text;
+  expect_cited(a);
+}
+
+// The utilisation verdicts of device-bound cases become advice that quotes the share, the verdict's
+// evidence and (small kernels) the kernel count; launch-bound and verdict-less cases get none.
+TEST(Advisor, UtilisationVerdictsOfDeviceBoundCasesAreAdvised) {
+  DeviceCeilings h200;
+  h200.ceilings = {{CeilingKind::kMatmul, "float32", "8192 x 8192 x 8192", 15, 50e12, 49e12, 51e12, ""},
+                   {CeilingKind::kMatmul, "bfloat16", "16384 x 16384 x 16384", 15, 797e12, 790e12, 800e12, ""}};
+  auto graph = make("mlp", "cuda:0", 118e-6);
+  graph.spec.graphs = true;
+  graph.device_busy_fraction = 0.97;
+  graph.device_operations_per_step = 24;
+  graph.achieved_flops_per_s = 2.6e12;
+  auto memory = make("transformer", "cuda:0", 6.2e-3, "bfloat16");
+  memory.device_busy_fraction = 0.99;
+  memory.achieved_flops_per_s = 155e12;
+  auto compute = make("transformer", "cuda:0", 25.4e-3);
+  compute.device_busy_fraction = 0.99;
+  compute.achieved_flops_per_s = 38e12;
+  auto launch = make("cnn", "cuda:0", 1.7e-3);
+  launch.device_busy_fraction = 0.27;
+  launch.launch_bound = true;
+  launch.achieved_flops_per_s = 1.6e12;
+  auto cpu = make("cnn", "cpu", 0.05);  // no busy figure, low share: no verdict
+  cpu.achieved_flops_per_s = 1e12;
+  RunResult run;
+  for (auto* c : {&graph, &memory, &compute, &launch, &cpu}) {
+    apply_ceilings(*c, h200);
+    run.cases.push_back(*c);
+  }
+  const auto a = advise(run);
+  std::vector<Advice> u;
+  std::copy_if(a.begin(), a.end(), std::back_inserter(u), [](const Advice& x) { return x.rule == "utilisation"; });
+  ASSERT_EQ(u.size(), 3u);
+  EXPECT_NE(u[0].text.find("small-kernel-bound at 5.2% of the float32 matmul ceiling"), std::string::npos) << u[0].text;
+  EXPECT_NE(u[0].text.find("24 kernels a step"), std::string::npos) << u[0].text;
+  EXPECT_NE(u[0].text.find("larger batch"), std::string::npos) << u[0].text;
+  EXPECT_NE(u[1].text.find("memory-bound at 19.4% of the bfloat16 matmul ceiling"), std::string::npos) << u[1].text;
+  EXPECT_NE(u[2].text.find("compute-bound at 76.0% of the float32 matmul ceiling"), std::string::npos) << u[2].text;
   expect_cited(a);
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include "core/errors.h"
 #include "core/durations.h"
@@ -35,6 +36,32 @@ std::string figure_of(const std::string& html, const std::string& key) {
   if (start == std::string::npos) return "";
   const auto end = html.find("</figure>", start);
   return html.substr(start, end - start);
+}
+
+// mlp in float32 and bfloat16 on the CPU and cuda:0; the CPU emulates bfloat16 (4x slower than its
+// float32), so cuda:0's bfloat16 case has a speed-up over the CPU's fastest precision (float32): ~10x.
+RunResult mixed_precision_run() {
+  auto run = make_run(SyntheticOptions{.workloads = {"mlp"}});
+  run.cases.clear();
+  std::uint64_t seed = 7;
+  for (const auto& [device, dtype, median] : std::vector<std::tuple<std::string, std::string, double>>{
+           {"cpu", "float32", 0.010}, {"cpu", "bfloat16", 0.040}, {"cuda:0", "float32", 0.002}, {"cuda:0", "bfloat16", 0.001}}) {
+    run.cases.push_back(accelbench::testing::make_case("mlp", device, 64, median, 0.001, 20, ++seed));
+    run.cases.back().spec.dtype = dtype;
+  }
+  run.speedups = compute_speedups(run.cases);
+  run.speedups_over_fastest_cpu = compute_speedups_over_fastest_cpu(run.cases);
+  return run;
+}
+
+// The cells of one CSV line without quoted fields (none in these runs).
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.push_back("");
+  return out;
 }
 
 ReportSource full_source() {
@@ -339,4 +366,131 @@ TEST(Reports, HtmlChartsTheUtilisationOfEachCase) {
   EXPECT_NE(fig.find("25.0%"), std::string::npos) << fig;
   EXPECT_NE(fig.find("memory-bound"), std::string::npos) << fig;
   EXPECT_EQ(html.find("data-absent=\"utilisation\""), std::string::npos);
+}
+
+// #12: the Markdown states each accelerator case's speed-up over the CPU's fastest precision, with
+// the precision it is over, in a table of its own with a note; a run without one has neither.
+TEST(Reports, MarkdownShowsTheSpeedupOverTheCpusFastestPrecision) {
+  const auto run = mixed_precision_run();
+  ASSERT_EQ(run.speedups_over_fastest_cpu.size(), 1u);
+  const auto& s = run.speedups_over_fastest_cpu[0];
+  ASSERT_EQ(s.baseline_dtype, "float32");
+  const auto figure = format_ratio_ci(s.ratio, s.ci_low, s.ci_high);
+  EXPECT_EQ(figure.rfind("10.0", 0), 0u) << figure;
+  const auto md = render_markdown_report(ReportSource{run, {}, "run 1"});
+  EXPECT_NE(md.find("| model | dtype | device | batch | speed-up over the CPU's fastest [95% CI] |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| mlp | bfloat16 | cuda:0 | 64 | " + figure + " (cpu float32) |"), std::string::npos) << md;
+  EXPECT_EQ(count(md, "(cpu float32)"), 1u) << "only cuda:0's bfloat16 case: float32's own is the CPU's fastest";
+  EXPECT_NE(md.find("speed-up over the CPU's fastest measured precision"), std::string::npos) << md;
+
+  const auto plain = render_markdown_report(ReportSource{make_run(), {}, "run 1"});
+  EXPECT_EQ(plain.find("over the CPU's fastest"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("(cpu "), std::string::npos) << plain;
+}
+
+TEST(Reports, HtmlShowsTheSpeedupOverTheCpusFastestPrecision) {
+  const auto run = mixed_precision_run();
+  ASSERT_EQ(run.speedups_over_fastest_cpu.size(), 1u);
+  const auto& s = run.speedups_over_fastest_cpu[0];
+  const auto figure = format_ratio_ci(s.ratio, s.ci_low, s.ci_high);
+  const auto html = render_html_report(ReportSource{run, {}, "run 1"});
+  EXPECT_NE(html.find("<th>speed-up over the CPU&#39;s fastest [95% CI]</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>mlp</td><td>bfloat16</td><td>cuda:0</td><td>64</td><td>" + figure + " (cpu float32)</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(count(html, "(cpu float32)"), 1u);
+  EXPECT_NE(html.find("speed-up over the CPU&#39;s fastest measured precision"), std::string::npos);
+
+  const auto plain = render_html_report(ReportSource{make_run(), {}, "run 1"});
+  EXPECT_EQ(plain.find("over the CPU&#39;s fastest"), std::string::npos);
+  EXPECT_EQ(plain.find("over-fastest-cpu"), std::string::npos);
+  EXPECT_EQ(plain.find("(cpu "), std::string::npos);
+}
+
+// The CSV: four columns appended after the older ones (which keep their places), filled on the row of
+// the case that has a speed-up over the CPU's fastest precision and empty on every other row.
+TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
+  const auto run = mixed_precision_run();
+  ASSERT_EQ(run.speedups_over_fastest_cpu.size(), 1u);
+  const auto& s = run.speedups_over_fastest_cpu[0];
+  std::istringstream in(render_csv_report(ReportSource{run, {}, "x"}));
+  std::string line;
+  std::getline(in, line);
+  const auto header = csv_cells(line);
+  ASSERT_EQ(header.size(), 36u) << line;
+  EXPECT_EQ(header[26], "speedup");
+  EXPECT_EQ(header[31], "model") << "the older columns keep their places";
+  EXPECT_EQ(std::vector<std::string>(header.begin() + 32, header.end()),
+            (std::vector<std::string>{"speedup_over_fastest_cpu", "speedup_over_fastest_cpu_ci_low",
+                                      "speedup_over_fastest_cpu_ci_high", "speedup_over_fastest_cpu_baseline_dtype"}));
+  std::size_t filled = 0, rows = 0;
+  while (std::getline(in, line)) {
+    const auto f = csv_cells(line);
+    ASSERT_EQ(f.size(), header.size()) << line;
+    ++rows;
+    if (f[8] == "cuda:0" && f[9] == "bfloat16") {
+      ++filled;
+      EXPECT_EQ(f[32], fmt::format("{:.9g}", s.ratio)) << line;
+      EXPECT_NEAR(std::stod(f[32]), 10.0, 0.1) << line;
+      EXPECT_EQ(f[33], fmt::format("{:.9g}", s.ci_low));
+      EXPECT_EQ(f[34], fmt::format("{:.9g}", s.ci_high));
+      EXPECT_EQ(f[35], "float32");
+    } else {
+      EXPECT_EQ(f[32] + f[33] + f[34] + f[35], "") << line;
+    }
+  }
+  EXPECT_EQ(rows, 4u);
+  EXPECT_EQ(filled, 1u);
+
+  // a run without any: the same columns, empty
+  std::istringstream plain(render_csv_report(ReportSource{make_run(), {}, "x"}));
+  std::getline(plain, line);
+  EXPECT_EQ(csv_cells(line).size(), 36u);
+  while (std::getline(plain, line)) {
+    const auto f = csv_cells(line);
+    ASSERT_EQ(f.size(), 36u) << line;
+    EXPECT_EQ(f[32] + f[33] + f[34] + f[35], "") << line;
+  }
+}
+
+// A run of two precisions: the first table of the Markdown and HTML reports has a row per model and
+// precision, each with its own precision's speed-up (it showed float32's 5x on both rows), the CSV's
+// speed-up cells are the row's own precision's, and the HTML chart's bars name their precision.
+TEST(Reports, EachPrecisionRowShowsItsOwnSpeedup) {
+  const auto run = mixed_precision_run();
+  const auto line_starting = [](const std::string& text, const std::string& start) {
+    const auto at = text.find("\n" + start);
+    return at == std::string::npos ? std::string() : text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+  };
+  const auto md = render_markdown_report(ReportSource{run, {}, "run 1"});
+  const auto fp32 = line_starting(md, "| mlp float32 |"), bf16 = line_starting(md, "| mlp bfloat16 |");
+  ASSERT_FALSE(fp32.empty()) << md;
+  ASSERT_FALSE(bf16.empty()) << md;
+  const auto speedup_in = [](const std::string& row) {  // the number before "x [" (the row's one speed-up)
+    const auto x = row.find("x [");
+    const auto bar = row.rfind("| ", x);
+    return x == std::string::npos || bar == std::string::npos ? 0.0 : std::stod(row.substr(bar + 2, x - bar - 2));
+  };
+  EXPECT_NEAR(speedup_in(fp32), 5.0, 0.1) << fp32;
+  EXPECT_NEAR(speedup_in(bf16), 40.0, 0.5) << bf16;
+
+  const auto html = render_html_report(ReportSource{run, {}, "run 1"});
+  EXPECT_NE(html.find("<td>mlp bfloat16</td>"), std::string::npos);
+  EXPECT_NE(html.find("cuda:0 bfloat16"), std::string::npos);
+
+  const auto csv = render_csv_report(ReportSource{run, {}, "run 1"});
+  std::istringstream lines(csv);
+  std::string header, line;
+  std::getline(lines, header);
+  const auto names = csv_cells(header);
+  const auto col = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  int checked = 0;
+  while (std::getline(lines, line)) {
+    const auto cells = csv_cells(line);
+    if (cells.at(col("device")) != "cuda:0") continue;
+    const double s = std::stod(cells.at(col("speedup")));
+    EXPECT_NEAR(s, cells.at(col("dtype")) == "bfloat16" ? 40.0 : 5.0, 0.5) << line;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
 }
