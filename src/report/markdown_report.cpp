@@ -48,7 +48,7 @@ std::string speedup_text(const Speedup& s, bool published) {
 }
 
 // Each accelerator case's speed-up over the CPU's fastest measured precision, where that is another
-// precision (a table of its own: the first table has one row per model, whatever its precision).
+// precision: a table of its own, each row naming its baseline precision.
 std::string over_fastest_cpu_table(const RunResult& run, bool published) {
   if (run.speedups_over_fastest_cpu.empty()) return "";
   std::vector<std::vector<std::string>> t{

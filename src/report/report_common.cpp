@@ -90,12 +90,6 @@ const Speedup* find_row_speedup(const RunResult& run, const ReportRow& row, cons
   return nullptr;
 }
 
-const Speedup* find_speedup(const RunResult& run, const std::string& workload, const std::string& device) {
-  for (const auto& s : run.speedups)
-    if (s.label() == workload && s.device == device) return &s;
-  return nullptr;
-}
-
 const Speedup* find_speedup_over_fastest_cpu(const RunResult& run, const CaseSpec& spec) {
   for (const auto& s : run.speedups_over_fastest_cpu)
     if (s.label() == model_label(spec) && s.device == spec.device && s.dtype == spec.dtype && s.batch_size == spec.batch_size)
