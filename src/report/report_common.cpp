@@ -84,9 +84,10 @@ const CaseResult* find_row_case(const RunResult& run, const ReportRow& row, cons
   return nullptr;
 }
 
-const Speedup* find_row_speedup(const RunResult& run, const ReportRow& row, const std::string& device) {
-  for (const auto& s : run.speedups)
-    if (s.label() == row.model && s.dtype == row.dtype && s.device == device) return &s;
+const Speedup* find_row_speedup(const std::vector<Speedup>& list, const std::string& model, const std::string& dtype,
+                                const std::string& device) {
+  for (const auto& s : list)
+    if (s.label() == model && s.dtype == dtype && s.device == device) return &s;
   return nullptr;
 }
 

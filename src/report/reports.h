@@ -44,7 +44,9 @@ struct ReportRow {
 };
 std::vector<ReportRow> report_rows(const RunResult& run);
 const CaseResult* find_row_case(const RunResult& run, const ReportRow& row, const std::string& device);
-const Speedup* find_row_speedup(const RunResult& run, const ReportRow& row, const std::string& device);
+// The speed-up in `list` (run.speedups, run.speedups_over_fastest_cpu) of a model label and precision on `device`.
+const Speedup* find_row_speedup(const std::vector<Speedup>& list, const std::string& model, const std::string& dtype,
+                                const std::string& device);
 // The case's speed-up over the CPU's fastest measured precision (run.speedups_over_fastest_cpu: the
 // same model, device, dtype and batch), nullptr where it has none (the CPU's fastest is its own).
 const Speedup* find_speedup_over_fastest_cpu(const RunResult& run, const CaseSpec& spec);

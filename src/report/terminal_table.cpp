@@ -246,14 +246,6 @@ static std::string render_graphs_section(const RunResult& run) {
   return out;
 }
 
-// The speed-up in `list` of a table row (model label, dtype) on `device`; nullptr when none.
-static const Speedup* find_speedup_in(const std::vector<Speedup>& list, const std::pair<std::string, std::string>& row,
-                                      const std::string& device) {
-  for (const auto& x : list)
-    if (x.label() == row.first && x.dtype == row.second && x.device == device) return &x;
-  return nullptr;
-}
-
 // Each case's rounds: their medians, and whether they agree within the CI target.
 static std::string render_rounds_section(const RunResult& run) {
   const bool any = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.rounds.size() >= 2; });
@@ -319,13 +311,13 @@ std::string render_terminal_report(const RunResult& run) {
     }
     for (const auto& d : devices) {
       if (d == "cpu") continue;
-      const auto* s = find_speedup_in(run.speedups, m, d);
+      const auto* s = find_row_speedup(run.speedups, m.first, m.second, d);
       row.push_back(s ? format_ratio_ci(s->ratio, s->ci_low, s->ci_high) : "-");
     }
     if (over_fastest)
       for (const auto& d : devices) {
         if (d == "cpu") continue;
-        const auto* s = find_speedup_in(run.speedups_over_fastest_cpu, m, d);
+        const auto* s = find_row_speedup(run.speedups_over_fastest_cpu, m.first, m.second, d);
         row.push_back(s ? fmt::format("{} (cpu {})", format_ratio_ci(s->ratio, s->ci_low, s->ci_high), s->baseline_dtype) : "-");
       }
     t1.push_back(row);
