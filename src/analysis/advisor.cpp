@@ -329,7 +329,7 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
                    {"data_wait_fraction=" + pct(c.data_wait_fraction)}});
   }
   // 3. Noisy: the numbers are less certain than asked for.
-  if (c.noisy && c.run_to_run && c.run_to_run->widened) {
+  if (c.noisy && c.run_to_run && c.run_to_run->widened && !c.run_to_run->uses_prior()) {
     // Widened by the history: more time in this run cannot narrow what changes between runs.
     const double factor = std::exp(c.run_to_run->half_width_log);
     out.push_back({"noisy", subject_of(c),

@@ -26,6 +26,34 @@ std::optional<RunToRun> run_to_run_spread(double median, const std::vector<doubl
   return r;
 }
 
+RunToRunPrior run_to_run_prior(const CaseResult& c) {
+  if (c.spec.device.rfind("cpu", 0) == 0) return {kHostBoundRunSdLog, "the CPU: host-bound"};
+  if (!c.device_busy_fraction || !std::isfinite(*c.device_busy_fraction))
+    return {kHostBoundRunSdLog, "no device-busy figure: taken as host-bound"};
+  const double busy = *c.device_busy_fraction;
+  const double host_share = std::clamp((0.9 - busy) / 0.4, 0.0, 1.0);
+  return {kDeviceBoundRunSdLog + (kHostBoundRunSdLog - kDeviceBoundRunSdLog) * host_share,
+          fmt::format("device busy {:.0f}% of the step", 100 * busy)};
+}
+
+std::optional<RunToRun> next_run_spread(double median, const std::vector<double>& earlier, const RunToRunPrior& prior) {
+  std::vector<double> medians;
+  for (double m : earlier)
+    if (m > 0 && std::isfinite(m)) medians.push_back(m);
+  if (!(median > 0) || !std::isfinite(median)) return std::nullopt;
+  if (medians.size() >= kOwnHistoryRuns || !(prior.sd_log > 0)) return run_to_run_spread(median, medians);
+  RunToRun r;
+  r.earlier_runs = medians.size();
+  medians.push_back(median);
+  const double k = static_cast<double>(medians.size() - 1);  // the own runs' degrees of freedom
+  r.sd_log = sd_log(medians);                                 // 0 with no earlier run
+  const double pooled = std::sqrt((kPriorRuns * prior.sd_log * prior.sd_log + k * r.sd_log * r.sd_log) / (kPriorRuns + k));
+  r.half_width_log = t_quantile(0.975, kPriorRuns + k) * pooled * std::sqrt(2.0);
+  r.prior_sd_log = prior.sd_log;
+  r.prior_basis = prior.basis;
+  return r;
+}
+
 std::vector<double> earlier_medians(const CaseResult& c, const std::vector<CaseHistoryPoint>& history,
                                     const std::string& host, const std::string& torch_version) {
   std::vector<const CaseHistoryPoint*> same;
@@ -68,7 +96,8 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
   std::map<std::string, double> history_half;  // per case: the run-to-run half-width (log)
   for (auto& c : run.cases) {
     if (!c.ok() || c.stats.n < 1) continue;  // one sample: the earlier runs give it its only interval
-    auto spread = run_to_run_spread(c.stats.median, earlier_medians(c, history, run.context.host, run.context.torch_version));
+    auto spread = next_run_spread(c.stats.median, earlier_medians(c, history, run.context.host, run.context.torch_version),
+                                  run_to_run_prior(c));
     if (!spread) continue;
     history_half[key(model_label(c.spec), c.spec.device, c.spec.dtype, c.spec.batch_size)] = spread->half_width_log;
     // One sample has no interval of its own: the earlier runs give it one.
@@ -81,10 +110,17 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
       c.stats.ci_low = own ? std::min(c.stats.ci_low, low) : low;
       c.stats.ci_high = own ? std::max(c.stats.ci_high, high) : high;
       c.relative_ci_half_width = c.stats.ci_half_width_relative();
-      c.noisy = c.relative_ci_half_width > c.ci_target;
-      c.interval_method += fmt::format("; widened to the spread of this case's median over {} earlier runs in the "
-                                       "history and this one (t * sd(log medians) * sqrt(2))",
-                                       spread->earlier_runs);
+      if (!spread->uses_prior()) {
+        c.noisy = c.relative_ci_half_width > c.ci_target;
+        c.interval_method += fmt::format("; widened to the spread of this case's median over {} earlier runs in the "
+                                         "history and this one (t * sd(log medians) * sqrt(2))",
+                                         spread->earlier_runs);
+      } else {
+        c.interval_method += fmt::format("; widened to the run-to-run spread of a case of its kind ({}: prior sd {:.1f}% "
+                                         "weighed as {:.0f} runs) pooled with {} earlier runs in the history and this one "
+                                         "(t * pooled sd * sqrt(2))",
+                                         spread->prior_basis, 100 * spread->prior_sd_log, kPriorRuns, spread->earlier_runs);
+      }
     }
     c.run_to_run = spread;
   }
@@ -111,20 +147,33 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
 }
 
 std::string run_to_run_note(const RunResult& run) {
-  std::vector<std::string> parts;
+  std::vector<std::string> own, prior;
   std::size_t earlier = 0;
   for (const auto& c : run.cases)
     if (c.run_to_run && c.run_to_run->widened) {
-      parts.push_back(fmt::format("{} {} {} ({})", c.spec.workload, c.spec.device, c.spec.dtype,
-                                  format_relative_interval(c.stats.median, c.stats.ci_low, c.stats.ci_high)));
-      earlier = std::max(earlier, c.run_to_run->earlier_runs);
+      (c.run_to_run->uses_prior() ? prior : own)
+          .push_back(fmt::format("{} {} {} ({})", c.spec.workload, c.spec.device, c.spec.dtype,
+                                 format_relative_interval(c.stats.median, c.stats.ci_low, c.stats.ci_high)));
+      if (!c.run_to_run->uses_prior()) earlier = std::max(earlier, c.run_to_run->earlier_runs);
     }
-  if (parts.empty()) return {};
-  std::string list;
-  for (std::size_t i = 0; i < parts.size(); ++i) list += (i ? ", " : "") + parts[i];
-  return fmt::format("earlier runs in the history varied more than this run's rounds, so the interval of {} is their "
-                     "spread (up to {} earlier runs): where the next run's median should fall",
-                     list, earlier);
+  auto join = [](const std::vector<std::string>& parts) {
+    std::string list;
+    for (std::size_t i = 0; i < parts.size(); ++i) list += (i ? ", " : "") + parts[i];
+    return list;
+  };
+  std::string note;
+  if (!own.empty())
+    note = fmt::format("earlier runs in the history varied more than this run's rounds, so the interval of {} is their "
+                       "spread (up to {} earlier runs): where the next run's median should fall",
+                       join(own), earlier);
+  if (!prior.empty())
+    note += fmt::format("{}with fewer than {} earlier runs of their own, the intervals of {} hold the run-to-run spread "
+                        "measured on cases of their kind (sd {:.0f}% of the median where the host sets the speed: the "
+                        "CPU, launch-bound steps; {:.1f}% where the device does): rounds in one run cannot see how the "
+                        "machine changes between runs; each run stored narrows it to this machine's own spread",
+                        note.empty() ? "" : "; ", kOwnHistoryRuns, join(prior), 100 * kHostBoundRunSdLog,
+                        100 * kDeviceBoundRunSdLog);
+  return note;
 }
 
 }  // namespace accelbench

@@ -141,12 +141,11 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   const auto parity = engine::parity_trainer();
   const int failures = run_suite(request.suite, run, *each_round, *parity, printer);
   run.wall_s += probe_s;  // "done in" and the stored wall time include the probes
-  if (store) {
-    // Earlier runs of the same cases: where they varied more than this run's rounds, their spread.
-    if (apply_run_to_run(run, history) > 0) printer.note(run_to_run_note(run));
-    add_utilisation(run, *store, printer);
-    printer.document(nlohmann::json(run));  // --json with the utilisation (and the probes' time)
-  }
+  // Earlier runs of the same cases (none with --no-save) and the prior: where they vary more than
+  // this run's rounds, the interval is theirs.
+  if (apply_run_to_run(run, history) > 0) printer.note(run_to_run_note(run));
+  if (store) add_utilisation(run, *store, printer);
+  printer.document(nlohmann::json(run));  // --json with the run-to-run intervals, the utilisation (and the probes' time)
   bool stored = true;
   if (store) {
     try {

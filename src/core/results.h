@@ -83,6 +83,11 @@ struct RunToRun {
   double sd_log = 0;             // sample sd of the log medians: the earlier runs' and this one's
   double half_width_log = 0;     // t_{earlier_runs} * sd_log * sqrt(2): where the next run's median falls
   bool widened = false;          // wider than the rounds' interval, which it replaced
+  // With fewer than kOwnHistoryRuns earlier runs, a prior for the spread took part (weighed as
+  // kPriorRuns runs; analysis/run_to_run.h): its sd (0: none) and what it was chosen from.
+  double prior_sd_log = 0;
+  std::string prior_basis;       // "the CPU", "device busy 31% of the step", ...
+  bool uses_prior() const { return prior_sd_log > 0; }
 };
 
 struct CaseResult {

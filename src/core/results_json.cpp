@@ -31,8 +31,11 @@ std::optional<RunToRun> run_to_run_from_json(const json& j) {
   get_if(*r, "sd_log", rr.sd_log);
   get_if(*r, "half_width_log", rr.half_width_log);
   get_if(*r, "widened", rr.widened);
-  if (!std::isfinite(rr.sd_log) || rr.sd_log < 0 || !std::isfinite(rr.half_width_log) || rr.half_width_log < 0)
-    throw std::runtime_error("field 'run_to_run': sd_log and half_width_log must be finite and not negative");
+  get_if(*r, "prior_sd_log", rr.prior_sd_log);
+  get_if(*r, "prior_basis", rr.prior_basis);
+  if (!std::isfinite(rr.sd_log) || rr.sd_log < 0 || !std::isfinite(rr.half_width_log) || rr.half_width_log < 0 ||
+      !std::isfinite(rr.prior_sd_log) || rr.prior_sd_log < 0)
+    throw std::runtime_error("field 'run_to_run': sd_log, half_width_log and prior_sd_log must be finite and not negative");
   return rr;
 }
 }  // namespace
@@ -190,7 +193,9 @@ void to_json(json& j, const CaseResult& v) {
            {"run_to_run", v.run_to_run ? json{{"earlier_runs", v.run_to_run->earlier_runs},
                                               {"sd_log", v.run_to_run->sd_log},
                                               {"half_width_log", v.run_to_run->half_width_log},
-                                              {"widened", v.run_to_run->widened}}
+                                              {"widened", v.run_to_run->widened},
+                                              {"prior_sd_log", v.run_to_run->prior_sd_log},
+                                              {"prior_basis", v.run_to_run->prior_basis}}
                                        : json(nullptr)},
            {"loss_rose", loss_rose(v)},
            {"device_time", {{"samples", v.device_samples},

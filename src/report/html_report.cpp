@@ -446,7 +446,7 @@ std::string render_html_report(const ReportSource& src) {
         notes.push_back(fmt::format("rounds: {}{}", fmt::join(medians, ", "), c.rounds_disagree ? " (ROUNDS DISAGREE)" : ""));
       }
       if (c.run_to_run && c.run_to_run->widened)
-        notes.push_back(fmt::format("CI from {} earlier runs", c.run_to_run->earlier_runs));
+        notes.push_back(run_to_run_label(*c.run_to_run));
       if (c.drifting) notes.push_back("DRIFTING");
       if (c.device_busy_fraction)
         notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,

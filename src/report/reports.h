@@ -58,6 +58,9 @@ inline constexpr const char* kOverFastestCpuNote =
     "(named in brackets), where that is another precision than the case's own (a CPU that emulates bfloat16 is "
     "faster in float32).";
 std::string peak_memory_text(const CaseResult& c);
+// The table's note on an interval widened run to run: "CI from 5 earlier runs", "CI: run-to-run
+// prior", "CI: prior + 2 earlier runs".
+std::string run_to_run_label(const RunToRun& r);
 double peak_memory_bytes(const CaseResult& c);  // 0 when unknown
 
 // Telemetry over time, read from the document: each case's "telemetry" (or the run's). The engine's

@@ -358,7 +358,7 @@ std::string render_terminal_report(const RunResult& run) {
     if (!c.warmup_stable) notes.push_back("warm-up not stable");
     if (c.rounds_disagree) notes.push_back("ROUNDS DISAGREE");
     if (c.run_to_run && c.run_to_run->widened)
-      notes.push_back(fmt::format("CI from {} earlier runs", c.run_to_run->earlier_runs));
+      notes.push_back(run_to_run_label(*c.run_to_run));
     if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
     if (c.drifting) notes.push_back("DRIFTING");
     if (c.device_busy_fraction)
