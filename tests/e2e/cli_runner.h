@@ -26,6 +26,17 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// `text` with every run of spaces and line breaks made one space: a table's wrapped cell as one line.
+inline std::string unwrapped(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    const bool space = ch == ' ' || ch == '\n';
+    if (space && !out.empty() && out.back() == ' ') continue;
+    out += space ? ' ' : ch;
+  }
+  return out;
+}
+
 // `env` is put before the binary on the command line (e.g. "VAR=1" or "env -u VAR").
 inline CliResult run_cli(const std::string& args, const std::string& env = "") {
   TempDir dir;

@@ -297,7 +297,7 @@ TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
   ASSERT_TRUE(mlp["share_of_ceiling"].is_number()) << mlp.dump();
   EXPECT_GT(mlp["share_of_ceiling"].get<double>(), 0) << mlp.dump();
   EXPECT_DOUBLE_EQ(mlp["ceiling_flops_per_s"].get<double>(), cpu["ceilings"][0]["median"].get<double>());
-  EXPECT_NE(run.out.find("of the float32 matmul"), std::string::npos) << run.out;  // wrapped at 100 columns
+  EXPECT_NE(unwrapped(run.out).find("of the float32 matmul"), std::string::npos) << run.out;  // wrapped at 100 columns
   const auto bare = run_cli("run --models mlp" + kTiny, "ACCELBENCH_DB=" + dir.file("bare.db"));
   EXPECT_NE(bare.err.find("no ceilings of cpu for torch"), std::string::npos) << bare.err;
 
@@ -310,13 +310,16 @@ TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
 // one run show. With two earlier runs of the same case in the history, `run` reports their spread
 // with this run's (JSON run_to_run) and widens the interval where that is wider: here the first
 // run's stored median is doubled, so the third run must widen its interval to cover it.
+// Runs 1-4 of a case (fewer than kOwnHistoryRuns earlier runs) take the run-to-run prior, pooled
+// with the earlier runs there are; run 5 has four earlier runs, one of them doubled with SQLite, and
+// their own spread alone must widen its interval past the doubled median, with the advisor's word.
 TEST(ToolCli, RunWidensItsIntervalToTheSpreadOfEarlierRuns) {
   TempDir dir;
   const auto db = dir.file("h.db");
   const std::string args = "run --models mlp --devices cpu --quick --rounds 2 --in-process-rounds --parity-steps 0 "
                            "--no-telemetry --no-progress --max-time-per-case 3s --batch-size 16 --db " + db;
-  for (int i = 1; i <= 3; ++i) {
-    if (i == 3) {
+  for (int i = 1; i <= 5; ++i) {
+    if (i == 5) {
       sqlite3* h = nullptr;
       ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
       ASSERT_EQ(sqlite3_exec(h, "UPDATE cases SET median = median * 2 WHERE run_id = 1", nullptr, nullptr, nullptr), SQLITE_OK);
@@ -326,18 +329,23 @@ TEST(ToolCli, RunWidensItsIntervalToTheSpreadOfEarlierRuns) {
     const auto r = run_cli(args + " --json " + json);
     ASSERT_EQ(r.code, 0) << r.out << r.err;
     const auto c = nlohmann::json::parse(slurp(json))["cases"][0];
-    if (i < 3) {
-      EXPECT_TRUE(c["run_to_run"].is_null()) << "run " << i << ": " << c["run_to_run"].dump();
+    ASSERT_TRUE(c["run_to_run"].is_object()) << "run " << i << ": " << c.dump().substr(0, 400);
+    EXPECT_EQ(c["run_to_run"]["earlier_runs"], i - 1);
+    const double median = c["stats"]["median"], high = c["stats"]["ci_high"], low = c["stats"]["ci_low"];
+    if (i < 5) {  // the CPU is host-bound: its prior sd is 13%, so a first run's interval is about -44/+80%
+      EXPECT_DOUBLE_EQ(c["run_to_run"]["prior_sd_log"].get<double>(), 0.13) << c["run_to_run"].dump();
+      EXPECT_TRUE(c["run_to_run"]["widened"].get<bool>());
+      if (i == 1) EXPECT_GE(high, 1.75 * median);
+      EXPECT_NE(unwrapped(r.err).find("fewer than 4 earlier runs of their own"), std::string::npos) << r.err;
+      EXPECT_NE(unwrapped(r.out).find(i == 1 ? "CI: run-to-run prior" : "CI: prior + "), std::string::npos) << r.out;
       continue;
     }
-    ASSERT_TRUE(c["run_to_run"].is_object()) << c.dump().substr(0, 400);
-    EXPECT_EQ(c["run_to_run"]["earlier_runs"], 2);
+    EXPECT_DOUBLE_EQ(c["run_to_run"]["prior_sd_log"].get<double>(), 0);
     EXPECT_TRUE(c["run_to_run"]["widened"].get<bool>());
-    const double median = c["stats"]["median"], high = c["stats"]["ci_high"], low = c["stats"]["ci_low"];
-    EXPECT_GE(high, 1.9 * median) << "the doubled run's median lies inside";  // t(2) sqrt(2) sd spans it
+    EXPECT_GE(high, 1.9 * median) << "the doubled run's median lies inside";  // t(4) sqrt(2) sd spans it
     EXPECT_LE(low, median / 1.9);
-    EXPECT_NE(r.err.find("earlier runs in the history varied more than this run's rounds"), std::string::npos) << r.err;
-      EXPECT_NE(r.out.find("CI from"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("this case's median varied from run to run"), std::string::npos) << r.out;
+    EXPECT_NE(unwrapped(r.err).find("earlier runs in the history varied more than this run's rounds"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("CI from 4 earlier runs"), std::string::npos) << r.out;
+    EXPECT_NE(unwrapped(r.out).find("this case's median varied from run to run"), std::string::npos) << r.out;
   }
 }
