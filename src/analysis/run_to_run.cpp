@@ -109,13 +109,13 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
       const double high = c.stats.median * std::exp(spread->half_width_log);
       c.stats.ci_low = own ? std::min(c.stats.ci_low, low) : low;
       c.stats.ci_high = own ? std::max(c.stats.ci_high, high) : high;
-      c.relative_ci_half_width = c.stats.ci_half_width_relative();
       if (!spread->uses_prior()) {
+        c.relative_ci_half_width = c.stats.ci_half_width_relative();
         c.noisy = c.relative_ci_half_width > c.ci_target;
         c.interval_method += fmt::format("; widened to the spread of this case's median over {} earlier runs in the "
                                          "history and this one (t * sd(log medians) * sqrt(2))",
                                          spread->earlier_runs);
-      } else {
+      } else {  // relative_ci_half_width stays the measurement's own (what more time could narrow)
         c.interval_method += fmt::format("; widened to the run-to-run spread of a case of its kind ({}: prior sd {:.1f}% "
                                          "weighed as {:.0f} runs) pooled with {} earlier runs in the history and this one "
                                          "(t * pooled sd * sqrt(2))",

@@ -64,8 +64,9 @@ std::vector<double> earlier_medians(const CaseResult& c, const std::vector<CaseH
                                     const std::string& host, const std::string& torch_version);
 
 // Each ok case gets its next-run spread from `history` and the prior (next_run_spread); where it is
-// wider than the rounds' interval it replaces it. The case's noisy flag follows the case's own
-// runs, not the prior (noisy says that what was measured varied beyond the target). Each speed-up
+// wider than the rounds' interval it replaces it. The case's noisy flag and relative_ci_half_width
+// follow the case's own runs, not the prior: they say how precise the measurement itself was, which
+// more time can improve and the prior cannot. Each speed-up
 // whose cases were widened gets sqrt(h_a^2 + h_b^2) in log space where that is wider. Returns the
 // number of cases widened.
 std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>& history);

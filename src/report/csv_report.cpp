@@ -43,7 +43,7 @@ std::string render_csv_report(const ReportSource& src) {
   }
   out += "\n";
   for (const auto& c : run.cases) {
-    const auto* s = find_row_speedup(run.speedups, model_label(c.spec), c.spec.dtype, c.spec.device);
+    const auto* s = find_row_speedup(run.speedups, model_label(c.spec), c.spec.dtype, c.spec.device, c.spec.batch_size);
     const auto* fastest = find_speedup_over_fastest_cpu(run, c.spec);  // none: empty cells
     const double art = c.spec.graphs || c.spec.dtype != "float32" ? 0 : article_speedup(c.spec.workload);  // the article's are float32
     const double mem = peak_memory_bytes(c);

@@ -236,7 +236,7 @@ std::string render_html_report(const ReportSource& src) {
       }
       for (const auto& d : devices) {
         if (d == "cpu") continue;
-        const auto* s = find_row_speedup(run.speedups, r.model, r.dtype, d);
+        const auto* s = find_row_speedup(run.speedups, r.model, r.dtype, d, r.batch);
         row.push_back(!s ? "-" : published ? fmt::format("{:.2f}x", s->ratio)
                                            : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
       }

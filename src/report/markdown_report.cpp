@@ -105,7 +105,7 @@ std::string render_markdown_report(const ReportSource& src) {
     }
     for (const auto& d : devices) {
       if (d == "cpu") continue;
-      const auto* s = find_row_speedup(run.speedups, r.model, r.dtype, d);
+      const auto* s = find_row_speedup(run.speedups, r.model, r.dtype, d, r.batch);
       row.push_back(s ? speedup_text(*s, published) : "-");
     }
     if (!published) {

@@ -66,28 +66,36 @@ std::vector<std::string> report_workloads(const RunResult& run) {
 
 std::vector<ReportRow> report_rows(const RunResult& run) {
   std::vector<ReportRow> rows;
-  bool several_dtypes = false;
+  bool several_dtypes = false, several_batches = false;
   for (const auto& c : run.cases) {
     several_dtypes = several_dtypes || c.spec.dtype != run.cases.front().spec.dtype;
+    several_batches = several_batches || c.spec.batch_size != run.cases.front().spec.batch_size;
     const auto m = model_label(c.spec);
-    if (std::none_of(rows.begin(), rows.end(), [&](const ReportRow& r) { return r.model == m && r.dtype == c.spec.dtype; }))
-      rows.push_back({m, c.spec.dtype, m});
+    if (std::none_of(rows.begin(), rows.end(), [&](const ReportRow& r) {
+          return r.model == m && r.dtype == c.spec.dtype && r.batch == c.spec.batch_size;
+        }))
+      rows.push_back({m, c.spec.dtype, m, c.spec.batch_size});
   }
-  if (several_dtypes)
-    for (auto& r : rows) r.label = r.model + " " + r.dtype;
+  for (auto& r : rows) {
+    if (several_dtypes) r.label += " " + r.dtype;
+    if (several_batches) r.label += fmt::format(" b{}", r.batch);
+    r.several_batches = several_batches;
+  }
   return rows;
 }
 
 const CaseResult* find_row_case(const RunResult& run, const ReportRow& row, const std::string& device) {
   for (const auto& c : run.cases)
-    if (model_label(c.spec) == row.model && c.spec.dtype == row.dtype && c.spec.device == device) return &c;
+    if (model_label(c.spec) == row.model && c.spec.dtype == row.dtype && c.spec.device == device &&
+        (row.batch == 0 || c.spec.batch_size == row.batch))
+      return &c;
   return nullptr;
 }
 
 const Speedup* find_row_speedup(const std::vector<Speedup>& list, const std::string& model, const std::string& dtype,
-                                const std::string& device) {
+                                const std::string& device, std::int64_t batch) {
   for (const auto& s : list)
-    if (s.label() == model && s.dtype == dtype && s.device == device) return &s;
+    if (s.label() == model && s.dtype == dtype && s.device == device && (batch == 0 || s.batch_size == batch)) return &s;
   return nullptr;
 }
 

@@ -37,16 +37,20 @@ void write_text_atomically(const std::string& path, const std::string& text);
 // ---- what the reports share ---------------------------------------------------------------------
 std::vector<std::string> report_devices(const RunResult& run);   // in order of appearance, CPU first
 std::vector<std::string> report_workloads(const RunResult& run);
-// The rows of the reports' first table: one per model and precision, in order of appearance. The
-// label is the model's, followed by the precision where the run has more than one ("mlp bfloat16").
+// The rows of the reports' first table: one per model, precision and batch size, in order of
+// appearance. The label is the model's, followed by the precision where the run has more than one
+// ("mlp bfloat16") and by the batch where it has more than one ("mlp b256": a batch sweep).
 struct ReportRow {
   std::string model, dtype, label;
+  std::int64_t batch = 0;
+  bool several_batches = false;  // the run has more than one batch size
 };
 std::vector<ReportRow> report_rows(const RunResult& run);
 const CaseResult* find_row_case(const RunResult& run, const ReportRow& row, const std::string& device);
-// The speed-up in `list` (run.speedups, run.speedups_over_fastest_cpu) of a model label and precision on `device`.
+// The speed-up in `list` (run.speedups, run.speedups_over_fastest_cpu) of a model label, precision
+// and batch size (0: any) on `device`.
 const Speedup* find_row_speedup(const std::vector<Speedup>& list, const std::string& model, const std::string& dtype,
-                                const std::string& device);
+                                const std::string& device, std::int64_t batch);
 // The case's speed-up over the CPU's fastest measured precision (run.speedups_over_fastest_cpu: the
 // same model, device, dtype and batch), nullptr where it has none (the CPU's fastest is its own).
 const Speedup* find_speedup_over_fastest_cpu(const RunResult& run, const CaseSpec& spec);

@@ -271,22 +271,16 @@ std::string render_terminal_report(const RunResult& run) {
     if (d.type != "cpu") out += fmt::format("accelerator {}: {}\n", d.id, d.name);
   out += "\n";
 
-  // Devices in order of appearance (CPU first), (model, dtype) rows in order of appearance.
+  // Devices in order of appearance (CPU first), (model, dtype, batch) rows in order of appearance.
   std::vector<std::string> devices;
-  std::vector<std::pair<std::string, std::string>> models;
-  for (const auto& c : run.cases) {
-    const std::pair<std::string, std::string> row{model_label(c.spec), c.spec.dtype};
-    if (std::find(models.begin(), models.end(), row) == models.end()) models.push_back(row);
+  for (const auto& c : run.cases)
     if (std::find(devices.begin(), devices.end(), c.spec.device) == devices.end()) devices.push_back(c.spec.device);
-  }
   std::stable_partition(devices.begin(), devices.end(), [](const std::string& d) { return d == "cpu"; });
-  auto find_case = [&](const std::pair<std::string, std::string>& m, const std::string& d) -> const CaseResult* {
-    for (const auto& c : run.cases)
-      if (model_label(c.spec) == m.first && c.spec.dtype == m.second && c.spec.device == d) return &c;
-    return nullptr;
-  };
-  auto row_name = [](const std::pair<std::string, std::string>& m) {
-    return m.second == "float32" ? m.first : m.first + " " + m.second;
+  const auto models = report_rows(run);
+  auto find_case = [&](const ReportRow& m, const std::string& d) { return find_row_case(run, m, d); };
+  auto row_name = [](const ReportRow& m) {
+    auto name = m.dtype == "float32" ? m.model : m.model + " " + m.dtype;
+    return m.several_batches ? fmt::format("{} b{}", name, m.batch) : name;
   };
 
   // Table 1: the article's view.
@@ -311,13 +305,13 @@ std::string render_terminal_report(const RunResult& run) {
     }
     for (const auto& d : devices) {
       if (d == "cpu") continue;
-      const auto* s = find_row_speedup(run.speedups, m.first, m.second, d);
+      const auto* s = find_row_speedup(run.speedups, m.model, m.dtype, d, m.batch);
       row.push_back(s ? format_ratio_ci(s->ratio, s->ci_low, s->ci_high) : "-");
     }
     if (over_fastest)
       for (const auto& d : devices) {
         if (d == "cpu") continue;
-        const auto* s = find_row_speedup(run.speedups_over_fastest_cpu, m.first, m.second, d);
+        const auto* s = find_row_speedup(run.speedups_over_fastest_cpu, m.model, m.dtype, d, m.batch);
         row.push_back(s ? fmt::format("{} (cpu {})", format_ratio_ci(s->ratio, s->ci_low, s->ci_high), s->baseline_dtype) : "-");
       }
     t1.push_back(row);

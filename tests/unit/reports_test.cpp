@@ -16,6 +16,7 @@
 #include "report/article_reference.h"
 #include "report/reports.h"
 #include "report/sweep_tables.h"
+#include "report/terminal_table.h"
 #include "support/synthetic_runs.h"
 
 namespace fs = std::filesystem;
@@ -490,6 +491,54 @@ TEST(Reports, EachPrecisionRowShowsItsOwnSpeedup) {
     if (cells.at(col("device")) != "cuda:0") continue;
     const double s = std::stod(cells.at(col("speedup")));
     EXPECT_NEAR(s, cells.at(col("dtype")) == "bfloat16" ? 40.0 : 5.0, 0.5) << line;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+}
+
+// A run with two batch sizes (a batch sweep read back by `report`): each batch's row shows its own
+// speed-up in every format, not the first batch's.
+TEST(Reports, EachBatchRowShowsItsOwnSpeedup) {
+  auto run = make_run(SyntheticOptions{.workloads = {"mlp"}});
+  run.cases.clear();
+  std::uint64_t seed = 11;
+  for (const auto& [device, batch, median] : std::vector<std::tuple<std::string, std::int64_t, double>>{
+           {"cpu", 32, 0.010}, {"cuda:0", 32, 0.002}, {"cpu", 128, 0.040}, {"cuda:0", 128, 0.002}})
+    run.cases.push_back(accelbench::testing::make_case("mlp", device, batch, median, 0.001, 20, ++seed));
+  run.speedups = compute_speedups(run.cases);
+  ASSERT_EQ(run.speedups.size(), 2u);
+  const auto rows = report_rows(run);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].label, "mlp b32");
+  EXPECT_EQ(rows[1].label, "mlp b128");
+  const auto speedup_after = [](const std::string& text, const std::string& start) {  // the number before "x ["
+    const auto at = text.find(start);
+    if (at == std::string::npos) return 0.0;
+    const auto x = text.find("x [", at);
+    if (x == std::string::npos) return 0.0;
+    auto from = x;
+    while (from > 0 && (std::isdigit(static_cast<unsigned char>(text[from - 1])) || text[from - 1] == '.')) --from;
+    return from == x ? 0.0 : std::stod(text.substr(from, x - from));
+  };
+  const auto md = render_markdown_report(ReportSource{run, {}, "run 1"});
+  EXPECT_NEAR(speedup_after(md, "| mlp b32 |"), 5.0, 0.1) << md;
+  EXPECT_NEAR(speedup_after(md, "| mlp b128 |"), 20.0, 0.3) << md;
+  const auto terminal = render_terminal_report(run);
+  EXPECT_NEAR(speedup_after(terminal, "\nmlp b32 "), 5.0, 0.1) << terminal;
+  EXPECT_NEAR(speedup_after(terminal, "\nmlp b128 "), 20.0, 0.3) << terminal;
+  const auto html = render_html_report(ReportSource{run, {}, "run 1"});
+  EXPECT_NEAR(speedup_after(html, "<td>mlp b128</td>"), 20.0, 0.3);
+  const auto csv = render_csv_report(ReportSource{run, {}, "run 1"});
+  std::istringstream lines(csv);
+  std::string header, line;
+  std::getline(lines, header);
+  const auto names = csv_cells(header);
+  const auto col = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  int checked = 0;
+  while (std::getline(lines, line)) {
+    const auto cells = csv_cells(line);
+    if (cells.at(col("device")) != "cuda:0") continue;
+    EXPECT_NEAR(std::stod(cells.at(col("speedup"))), cells.at(col("batch_size")) == "128" ? 20.0 : 5.0, 0.3) << line;
     ++checked;
   }
   EXPECT_EQ(checked, 2);
