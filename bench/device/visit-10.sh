@@ -9,18 +9,7 @@
 #   bash bench/device/visit-10.sh runs        bash bench/device/visit-10.sh again
 set -uo pipefail
 part=${1:-runs}
-OUT=${OUT:-/tmp/accelbench-out}
-d="$OUT/visit10-$part"
-mkdir -p "$d"
-export XDG_DATA_HOME=/tmp/xdg PYTHONUNBUFFERED=1
-export ACCELBENCH_FASHION_MNIST=$PWD/.device/fashion-mnist
-export ACCELBENCH_GIT_COMMIT=${ACCELBENCH_GIT_COMMIT:-$(cat .device/commit 2>/dev/null || echo unknown)}
-t0=$(date +%s)
-source bench/device/build-targets.sh "$d/build.log" accelbench
-BIN=./build-device/accelbench
-echo "build took $(( $(date +%s) - t0 )) s"
-$BIN --version 2>&1 | head -2
-nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,power.draw,temperature.gpu,persistence_mode --format=csv,noheader
+source bench/device/visit-setup.sh "visit10-$part"
 ( while true; do
     echo "$(date +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg) | gpu $(nvidia-smi --query-gpu=clocks.sm,power.draw,utilization.gpu,pstate --format=csv,noheader)"
     sleep 2

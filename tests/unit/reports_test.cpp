@@ -65,6 +65,21 @@ std::vector<std::string> csv_cells(const std::string& line) {
   return out;
 }
 
+// The "speedup" cell of each cuda:0 row of a CSV report, by the row's `key` column (e.g. "dtype").
+std::vector<std::pair<std::string, double>> cuda_speedups_by(const std::string& csv, const std::string& key) {
+  std::istringstream lines(csv);
+  std::string header, line;
+  std::getline(lines, header);
+  const auto names = csv_cells(header);
+  const auto col = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  std::vector<std::pair<std::string, double>> out;
+  while (std::getline(lines, line)) {
+    const auto cells = csv_cells(line);
+    if (cells.at(col("device")) == "cuda:0") out.emplace_back(cells.at(col(key)), std::stod(cells.at(col("speedup"))));
+  }
+  return out;
+}
+
 ReportSource full_source() {
   SyntheticOptions o;
   o.batch_sizes = {32, 64, 128};  // a sweep
@@ -479,21 +494,9 @@ TEST(Reports, EachPrecisionRowShowsItsOwnSpeedup) {
   EXPECT_NE(html.find("<td>mlp bfloat16</td>"), std::string::npos);
   EXPECT_NE(html.find("cuda:0 bfloat16"), std::string::npos);
 
-  const auto csv = render_csv_report(ReportSource{run, {}, "run 1"});
-  std::istringstream lines(csv);
-  std::string header, line;
-  std::getline(lines, header);
-  const auto names = csv_cells(header);
-  const auto col = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
-  int checked = 0;
-  while (std::getline(lines, line)) {
-    const auto cells = csv_cells(line);
-    if (cells.at(col("device")) != "cuda:0") continue;
-    const double s = std::stod(cells.at(col("speedup")));
-    EXPECT_NEAR(s, cells.at(col("dtype")) == "bfloat16" ? 40.0 : 5.0, 0.5) << line;
-    ++checked;
-  }
-  EXPECT_EQ(checked, 2);
+  const auto by_dtype = cuda_speedups_by(render_csv_report(ReportSource{run, {}, "run 1"}), "dtype");
+  ASSERT_EQ(by_dtype.size(), 2u);
+  for (const auto& [dtype, speedup] : by_dtype) EXPECT_NEAR(speedup, dtype == "bfloat16" ? 40.0 : 5.0, 0.5) << dtype;
 }
 
 // A run with two batch sizes (a batch sweep read back by `report`): each batch's row shows its own
@@ -528,18 +531,7 @@ TEST(Reports, EachBatchRowShowsItsOwnSpeedup) {
   EXPECT_NEAR(speedup_after(terminal, "\nmlp b128 "), 20.0, 0.3) << terminal;
   const auto html = render_html_report(ReportSource{run, {}, "run 1"});
   EXPECT_NEAR(speedup_after(html, "<td>mlp b128</td>"), 20.0, 0.3);
-  const auto csv = render_csv_report(ReportSource{run, {}, "run 1"});
-  std::istringstream lines(csv);
-  std::string header, line;
-  std::getline(lines, header);
-  const auto names = csv_cells(header);
-  const auto col = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
-  int checked = 0;
-  while (std::getline(lines, line)) {
-    const auto cells = csv_cells(line);
-    if (cells.at(col("device")) != "cuda:0") continue;
-    EXPECT_NEAR(std::stod(cells.at(col("speedup"))), cells.at(col("batch_size")) == "128" ? 20.0 : 5.0, 0.3) << line;
-    ++checked;
-  }
-  EXPECT_EQ(checked, 2);
+  const auto by_batch = cuda_speedups_by(render_csv_report(ReportSource{run, {}, "run 1"}), "batch_size");
+  ASSERT_EQ(by_batch.size(), 2u);
+  for (const auto& [batch, speedup] : by_batch) EXPECT_NEAR(speedup, batch == "128" ? 20.0 : 5.0, 0.3) << batch;
 }
