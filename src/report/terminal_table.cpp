@@ -21,9 +21,12 @@ namespace accelbench {
 namespace {
 // The 95% CI column: +-X% for a near-symmetric interval; -a%/+b% once it is wide (a run-to-run
 // spread in log space is far from symmetric: x/2 to x*2 is -50%/+100%, not +-75%).
+// The interval shown is the case's stats (the run-to-run widening included), not
+// relative_ci_half_width, which stays the measurement's own precision when a prior widened it.
 std::string ci_cell(const CaseResult& c) {
   if (!has_interval(c)) return "-";
-  if (c.relative_ci_half_width <= 0.2 || !(c.stats.median > 0)) return fmt::format("+-{:.1f}%", 100 * c.relative_ci_half_width);
+  const double half = c.stats.ci_half_width_relative();
+  if (half <= 0.2 || !(c.stats.median > 0)) return fmt::format("+-{:.1f}%", 100 * half);
   return format_relative_interval(c.stats.median, c.stats.ci_low, c.stats.ci_high);
 }
 

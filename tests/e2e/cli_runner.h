@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "../support/text_util.h"
 #include "../unit/test_files.h"
 
 #include <gtest/gtest.h>
@@ -24,17 +25,6 @@ inline std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// `text` with every run of spaces and line breaks made one space: a table's wrapped cell as one line.
-inline std::string unwrapped(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    const bool space = ch == ' ' || ch == '\n';
-    if (space && !out.empty() && out.back() == ' ') continue;
-    out += space ? ' ' : ch;
-  }
-  return out;
 }
 
 // `env` is put before the binary on the command line (e.g. "VAR=1" or "env -u VAR").

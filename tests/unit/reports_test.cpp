@@ -18,11 +18,13 @@
 #include "report/sweep_tables.h"
 #include "report/terminal_table.h"
 #include "support/synthetic_runs.h"
+#include "support/text_util.h"
 
 namespace fs = std::filesystem;
 using namespace accelbench;
 using accelbench::testing::make_run;
 using accelbench::testing::SyntheticOptions;
+using accelbench::testing::unwrapped;
 
 namespace {
 std::size_t count(const std::string& s, const std::string& what) {
@@ -534,4 +536,24 @@ TEST(Reports, EachBatchRowShowsItsOwnSpeedup) {
   const auto by_batch = cuda_speedups_by(render_csv_report(ReportSource{run, {}, "run 1"}), "batch_size");
   ASSERT_EQ(by_batch.size(), 2u);
   for (const auto& [batch, speedup] : by_batch) EXPECT_NEAR(speedup, batch == "128" ? 20.0 : 5.0, 0.3) << batch;
+}
+
+// A first run's interval widened by the run-to-run prior: the table's CI column shows the widened
+// interval (the case's stats), while the noisy note keeps the measurement's own precision.
+TEST(Reports, TheCiColumnShowsTheIntervalThePriorWidened) {
+  auto run = make_run(SyntheticOptions{.workloads = {"mlp"}});
+  run.cases.resize(1);
+  auto& c = run.cases[0];
+  c.stats.median = 1e-3;
+  c.stats.ci_low = 1e-3 / 1.8;
+  c.stats.ci_high = 1.8e-3;
+  c.relative_ci_half_width = 0.05;  // the rounds' own
+  c.noisy = true;
+  c.run_to_run = RunToRun{0, 0, std::log(1.8), true, 0.13, "the CPU: host-bound"};
+  run.speedups.clear();
+  const auto terminal = render_terminal_report(run);
+  EXPECT_NE(terminal.find("-44/+80%"), std::string::npos) << terminal;
+  EXPECT_EQ(terminal.find("+-5.0%  "), std::string::npos) << terminal;
+  EXPECT_NE(unwrapped(terminal).find("noisy (+-5.0% > 2.0%)"), std::string::npos) << terminal;
+  EXPECT_NE(unwrapped(terminal).find("CI: run-to-run prior"), std::string::npos) << terminal;
 }
