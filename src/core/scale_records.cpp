@@ -1,4 +1,5 @@
 #include "core/scale_records.h"
+#include "core/environment.h"
 
 #include <fmt/format.h>
 
@@ -12,16 +13,14 @@ namespace accelbench {
 
 namespace {
 int env_int(const char* name, int low, int high, std::optional<int> fallback = std::nullopt) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) {
+  const auto v = env_integer(name);
+  if (v.valid && !v.value) {
     if (fallback) return *fallback;
     throw UsageError(fmt::format("{} is not set (torchrun and Slurm set RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT)", name));
   }
-  char* end = nullptr;
-  const long x = std::strtol(v, &end, 10);
-  if (*end != '\0' || x < low || x > high)
-    throw UsageError(fmt::format("{}='{}' must be an integer in [{}, {}]", name, printable(v), low, high));
-  return static_cast<int>(x);
+  if (!v.valid || *v.value < low || *v.value > high)
+    throw UsageError(fmt::format("{}='{}' must be an integer in [{}, {}]", name, printable(env_string(name)), low, high));
+  return static_cast<int>(*v.value);
 }
 }  // namespace
 

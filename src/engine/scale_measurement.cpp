@@ -1,4 +1,5 @@
 #include "engine/scale_measurement.h"
+#include "core/environment.h"
 
 #include <c10/util/Exception.h>
 #include <fmt/format.h>
@@ -57,7 +58,7 @@ class ScaleRank {
     CaseSpec spec{.workload = req_.workload, .device = m_.device, .dtype = req_.dtype, .batch_size = req_.batch_size};
     auto inner = workload->build(workload_options_for(spec, *device_, req_.options.inputs));
     broadcast_parameters(c_, inner->trainable_parameters(), 0);
-    if (const char* v = std::getenv("ACCELBENCH_SCALE_WITHOUT_REDUCER"); v && std::string(v) == "1") {
+    if (env_switch("ACCELBENCH_SCALE_WITHOUT_REDUCER", false)) {
       // A diagnostic (docs/multi-gpu.md): the rank trains its own copy with no gradient all-reduce,
       // in the same process, process group and loop, to tell the harness's cost from the reducer's.
       plain_ = std::move(inner);

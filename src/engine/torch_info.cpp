@@ -1,4 +1,5 @@
 #include "engine/torch_info.h"
+#include "core/environment.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
@@ -42,10 +43,7 @@ RunContext collect_context(const nlohmann::json& settings) {
 
 std::vector<EnvironmentWarning> timing_environment_warnings() {
   std::vector<EnvironmentWarning> out;
-  auto env = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    return v ? v : "";
-  };
+  const auto env = env_string;
   if (env("CUDA_LAUNCH_BLOCKING") == "1")
     out.push_back({"CUDA_LAUNCH_BLOCKING=1 makes every kernel launch synchronous and GPU timings too slow",
                    "unset CUDA_LAUNCH_BLOCKING"});

@@ -15,6 +15,7 @@
 #include <random>
 
 #include "data/tokenizer.h"
+#include "core/environment.h"
 #include "workloads/fused_linear.h"
 #include "workloads/checkpoint.h"
 #include "workloads/module_task.h"
@@ -36,10 +37,7 @@ nn::LayerNorm layer_norm() { return nn::LayerNorm(nn::LayerNormOptions({kHidden}
 // under autocast, one stacked gradient. The same model either way (the same weights, drawn in the
 // same order). On the H200 at batch 2048 in bfloat16 the fused layer was not faster (424.4 ms a step
 // against 413.0 ms, one process each: docs/results/2026-12-01-h200-visit9.md), so three it is.
-bool fused_qkv() {
-  const char* v = std::getenv("ACCELBENCH_BERT_FUSED_QKV");
-  return v && std::string(v) == "1";
-}
+bool fused_qkv() { return env_switch("ACCELBENCH_BERT_FUSED_QKV", false); }
 
 struct BertLayerImpl : nn::Module {
   explicit BertLayerImpl(double dropout_p)

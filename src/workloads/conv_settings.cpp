@@ -1,4 +1,5 @@
 #include "workloads/conv_settings.h"
+#include "core/environment.h"
 
 #include <ATen/Context.h>
 #include <torch/torch.h>
@@ -7,15 +8,6 @@
 #include <cstring>
 
 namespace accelbench {
-
-namespace {
-// "0" or "1" in the environment, else the default.
-bool env_switch(const char* name, bool fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  return std::strcmp(v, "0") != 0;
-}
-}  // namespace
 
 ConvSettings conv_settings_for(const c10::Device& device) {
   const bool cuda = device.is_cuda();

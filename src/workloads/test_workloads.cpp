@@ -13,17 +13,15 @@
 #include <string>
 
 #include "workloads/workload.h"
+#include "core/environment.h"
 
 namespace accelbench {
 
 namespace {
 
 std::int64_t env_int(const char* name, std::int64_t fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const long long x = std::strtoll(v, &end, 10);
-  return end && *end == '\0' ? static_cast<std::int64_t>(x) : fallback;
+  const auto v = env_integer(name);
+  return v.value.value_or(fallback);
 }
 
 class FailingWorkload final : public Workload {
