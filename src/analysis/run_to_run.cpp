@@ -27,7 +27,7 @@ std::optional<RunToRun> run_to_run_spread(double median, const std::vector<doubl
 }
 
 RunToRunPrior run_to_run_prior(const CaseResult& c) {
-  if (c.spec.device.rfind("cpu", 0) == 0) return {kHostBoundRunSdLog, "the CPU: host-bound"};
+  if (c.spec.device == "cpu") return {kHostBoundRunSdLog, "the CPU: host-bound"};
   if (!c.device_busy_fraction || !std::isfinite(*c.device_busy_fraction))
     return {kHostBoundRunSdLog, "no device-busy figure: taken as host-bound"};
   const double busy = *c.device_busy_fraction;

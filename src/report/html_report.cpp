@@ -48,11 +48,8 @@ std::string ratio_text(const RatioEstimate& r) { return fmt::format("{:.3g}x", r
 // Each accelerator case's speed-up over the CPU's fastest measured precision, where that is another
 // precision (a table of its own: the summary has one row per model, whatever its precision).
 std::string over_fastest_cpu_table(const RunResult& run, bool published) {
-  if (run.speedups_over_fastest_cpu.empty()) return "";
-  Rows t{{"model", "dtype", "device", "batch", fmt::format("speed-up over the CPU's fastest{}", published ? "" : " [95% CI]")}};
-  for (const auto& s : run.speedups_over_fastest_cpu)
-    t.push_back({s.label(), s.dtype, s.device, std::to_string(s.batch_size),
-                 published ? fmt::format("{:.2f}x (cpu {})", s.ratio, s.baseline_dtype) : over_fastest_cpu_text(s)});
+  const auto t = over_fastest_cpu_rows(run, published);
+  if (t.empty()) return "";
   return "<h3>Speed-up over the CPU's fastest precision</h3>\n" + html_table(t, "over-fastest-cpu") +
          fmt::format("<p class=\"note\">{}</p>\n", xml_escape(kOverFastestCpuNote));
 }

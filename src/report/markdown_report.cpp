@@ -50,12 +50,8 @@ std::string speedup_text(const Speedup& s, bool published) {
 // Each accelerator case's speed-up over the CPU's fastest measured precision, where that is another
 // precision: a table of its own, each row naming its baseline precision.
 std::string over_fastest_cpu_table(const RunResult& run, bool published) {
-  if (run.speedups_over_fastest_cpu.empty()) return "";
-  std::vector<std::vector<std::string>> t{
-      {"model", "dtype", "device", "batch", fmt::format("speed-up over the CPU's fastest{}", published ? "" : " [95% CI]")}};
-  for (const auto& s : run.speedups_over_fastest_cpu)
-    t.push_back({s.label(), s.dtype, s.device, std::to_string(s.batch_size),
-                 published ? fmt::format("{} (cpu {})", speedup_text(s, true), s.baseline_dtype) : over_fastest_cpu_text(s)});
+  const auto t = over_fastest_cpu_rows(run, published);
+  if (t.empty()) return "";
   return "### Speed-up over the CPU's fastest precision\n\n" + md_table(t, 3) + "\n" + kOverFastestCpuNote + "\n\n";
 }
 }  // namespace

@@ -100,14 +100,21 @@ const Speedup* find_row_speedup(const std::vector<Speedup>& list, const std::str
 }
 
 const Speedup* find_speedup_over_fastest_cpu(const RunResult& run, const CaseSpec& spec) {
-  for (const auto& s : run.speedups_over_fastest_cpu)
-    if (s.label() == model_label(spec) && s.device == spec.device && s.dtype == spec.dtype && s.batch_size == spec.batch_size)
-      return &s;
-  return nullptr;
+  return find_row_speedup(run.speedups_over_fastest_cpu, model_label(spec), spec.dtype, spec.device, spec.batch_size);
 }
 
 std::string over_fastest_cpu_text(const Speedup& s) {
   return fmt::format("{} (cpu {})", format_ratio_ci(s.ratio, s.ci_low, s.ci_high), s.baseline_dtype);
+}
+
+std::vector<std::vector<std::string>> over_fastest_cpu_rows(const RunResult& run, bool published) {
+  if (run.speedups_over_fastest_cpu.empty()) return {};
+  std::vector<std::vector<std::string>> t{
+      {"model", "dtype", "device", "batch", fmt::format("speed-up over the CPU's fastest{}", published ? "" : " [95% CI]")}};
+  for (const auto& s : run.speedups_over_fastest_cpu)
+    t.push_back({s.label(), s.dtype, s.device, std::to_string(s.batch_size),
+                 published ? fmt::format("{:.2f}x (cpu {})", s.ratio, s.baseline_dtype) : over_fastest_cpu_text(s)});
+  return t;
 }
 
 double peak_memory_bytes(const CaseResult& c) {

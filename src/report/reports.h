@@ -56,6 +56,9 @@ const Speedup* find_row_speedup(const std::vector<Speedup>& list, const std::str
 const Speedup* find_speedup_over_fastest_cpu(const RunResult& run, const CaseSpec& spec);
 // "10.00x [9.99, 10.01] (cpu float32)": the speed-up with its 95% CI, then the CPU precision it is over.
 std::string over_fastest_cpu_text(const Speedup& s);
+// The table of each accelerator case's speed-up over the CPU's fastest precision (Markdown, HTML):
+// a header row, then one row per speed-up; empty when the run has none.
+std::vector<std::vector<std::string>> over_fastest_cpu_rows(const RunResult& run, bool published);
 // The one-line note under the speed-ups over the CPU's fastest precision (Markdown, HTML).
 inline constexpr const char* kOverFastestCpuNote =
     "Over the CPU's fastest: the speed-up over the CPU's fastest measured precision of the same model and batch "

@@ -315,7 +315,7 @@ std::string render_terminal_report(const RunResult& run) {
       for (const auto& d : devices) {
         if (d == "cpu") continue;
         const auto* s = find_row_speedup(run.speedups_over_fastest_cpu, m.model, m.dtype, d, m.batch);
-        row.push_back(s ? fmt::format("{} (cpu {})", format_ratio_ci(s->ratio, s->ci_low, s->ci_high), s->baseline_dtype) : "-");
+        row.push_back(s ? over_fastest_cpu_text(*s) : "-");
       }
     t1.push_back(row);
   }

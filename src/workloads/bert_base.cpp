@@ -11,7 +11,6 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <random>
 
 #include "data/tokenizer.h"
