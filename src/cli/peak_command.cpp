@@ -72,7 +72,7 @@ int execute_peak(const PeakFlags& f) {
 void add_peak_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("peak", "Measure each device's ceilings: dense matmul FLOP/s per precision, memory "
                                          "bandwidth on the device, host<->device bandwidth (pinned and pageable), "
-                                         "launch latency; each a median with its 95% CI, stored in the history");
+                                         "launch latency; each its best sample, with the median and its 95% CI, stored in the history");
   auto f = std::make_shared<PeakFlags>();
   cmd->add_option("--device", f->devices, "Devices to measure: a comma list (cpu, cuda:0, mps) or all (default: all)");
   cmd->add_option("--json", f->json_path, "Also write the ceilings to this JSON file (schema accelbench.peaks/1)");

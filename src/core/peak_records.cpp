@@ -45,6 +45,15 @@ std::string with_prefix(double v) {
   return fmt::format("{:.3g} ", v);
 }
 
+// A cube's size said short in the table ("16384 x 16384 x 16384" -> "16384^3"), so that the table fits
+// 100 columns; the JSON keeps the long form.
+std::string table_size(const std::string& size) {
+  const auto x = size.find(" x ");
+  if (x == std::string::npos) return size;
+  const auto side = size.substr(0, x);
+  return size == side + " x " + side + " x " + side ? side + "^3" : size;
+}
+
 }  // namespace
 
 std::string_view ceiling_kind_name(CeilingKind kind) { return info(kind).name; }
@@ -87,6 +96,8 @@ nlohmann::json to_json(const DeviceCeilings& c) {
       j["median"] = x.median;
       j["ci_low"] = x.ci_low;
       j["ci_high"] = x.ci_high;
+      if (x.best > 0) j["best"] = x.best;
+      if (!x.values.empty()) j["values"] = x.values;
       if (x.sustained) {
         j["sustained"] = *x.sustained;
         j["sustained_s"] = x.sustained_s;
@@ -131,6 +142,8 @@ DeviceCeilings ceilings_from_json(const nlohmann::json& j, const std::string& or
       get_if(e, "ci_low", x.ci_low);
       get_if(e, "ci_high", x.ci_high);
       get_if(e, "unavailable", x.unavailable);
+      get_if(e, "best", x.best);
+      get_if(e, "values", x.values);
       if (const auto s = e.find("sustained"); s != e.end() && s->is_number()) {
         x.sustained = s->get<double>();
         get_if(e, "sustained_s", x.sustained_s);
@@ -144,15 +157,15 @@ DeviceCeilings ceilings_from_json(const nlohmann::json& j, const std::string& or
 }
 
 std::vector<std::vector<std::string>> ceilings_table_rows(const DeviceCeilings& c) {
-  std::vector<std::vector<std::string>> rows{{"ceiling", "size", "median", "95% CI of the median"}};
+  std::vector<std::vector<std::string>> rows{{"ceiling", "size", "best", "median", "95% CI of the median"}};
   for (const auto& x : c.ceilings) {
     if (!x.measured()) {
-      rows.push_back({x.label(), "-", "not measured", x.unavailable});
+      rows.push_back({x.label(), "-", "not measured", "-", x.unavailable});
       continue;
     }
     // The interval relative to the median: short, and the same for every unit.
     const auto rel = [&](double v) { return x.median != 0 ? 100.0 * (v / x.median - 1.0) : 0.0; };
-    rows.push_back({x.label(), x.size, format_ceiling_value(x.kind, x.median),
+    rows.push_back({x.label(), table_size(x.size), format_ceiling_value(x.kind, x.value()), format_ceiling_value(x.kind, x.median),
                     fmt::format("[{:+.1f}%, {:+.1f}%]", rel(x.ci_low), rel(x.ci_high))});
   }
   return rows;
@@ -161,8 +174,8 @@ std::vector<std::vector<std::string>> ceilings_table_rows(const DeviceCeilings& 
 std::vector<std::string> sustained_lines(const DeviceCeilings& c) {
   std::vector<std::string> out;
   for (const auto& x : c.ceilings) {
-    if (!x.measured() || !x.sustained || x.median <= 0) continue;
-    const double below = 1.0 - *x.sustained / x.median;
+    if (!x.measured() || !x.sustained || x.value() <= 0) continue;
+    const double below = 1.0 - *x.sustained / x.value();
     out.push_back(fmt::format("{} held for {:.1f} s: {}{}", x.label(), x.sustained_s,
                               format_ceiling_value(x.kind, *x.sustained),
                               below >= 0.03 ? fmt::format(", {:.0f}% below its bursts (a power or thermal limit acts)",
@@ -176,13 +189,13 @@ std::string ceilings_summary(const DeviceCeilings& c) {
   std::vector<std::string> parts;
   const Ceiling* best = nullptr;
   for (const auto& x : c.ceilings)
-    if (x.kind == CeilingKind::kMatmul && x.measured() && (!best || x.median > best->median)) best = &x;
-  if (best) parts.push_back(fmt::format("matmul {} {}", best->variant, format_ceiling_value(best->kind, best->median)));
-  if (const auto* copy = c.find(CeilingKind::kCopy)) parts.push_back("copy " + format_ceiling_value(copy->kind, copy->median));
+    if (x.kind == CeilingKind::kMatmul && x.measured() && (!best || x.value() > best->value())) best = &x;
+  if (best) parts.push_back(fmt::format("matmul {} {}", best->variant, format_ceiling_value(best->kind, best->value())));
+  if (const auto* copy = c.find(CeilingKind::kCopy)) parts.push_back("copy " + format_ceiling_value(copy->kind, copy->value()));
   if (const auto* h2d = c.find(CeilingKind::kHostToDevice, "pinned"))
-    parts.push_back("host to device " + format_ceiling_value(h2d->kind, h2d->median));
+    parts.push_back("host to device " + format_ceiling_value(h2d->kind, h2d->value()));
   if (const auto* launch = c.find(CeilingKind::kLaunchBackToBack))
-    parts.push_back(fmt::format("launch {} back to back", format_ceiling_value(launch->kind, launch->median)));
+    parts.push_back(fmt::format("launch {} back to back", format_ceiling_value(launch->kind, launch->value())));
   std::string joined;
   for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
   return fmt::format("measured {} (torch {}): {}", c.measured_utc.substr(0, 10), c.torch_version,

@@ -35,8 +35,16 @@ struct Ceiling {
   // half of sustained_s seconds back to back (lower where a power or thermal limit acts). Accelerators only.
   std::optional<double> sustained;
   double sustained_s = 0;
+  // The best sample (the highest rate; the shortest time for a launch): the ceiling itself, what the
+  // device reached over one whole sample. The host's own figures (pageable transfers, launches, the
+  // CPU's) only lose to interference, so the best sample moves less between processes than the
+  // median (STREAM reports its best rate for the same reason). 0 in records from before it was kept.
+  double best = 0;
+  std::vector<double> values;  // every sample, in the order taken (empty in older records)
 
   bool measured() const { return samples > 0; }
+  // The ceiling: the best sample where it was kept, else the median.
+  double value() const { return best > 0 ? best : median; }
   std::string label() const;  // "matmul bfloat16", "host to device (pinned)", "launch, round trip"
 };
 
@@ -59,8 +67,8 @@ nlohmann::json to_json(const DeviceCeilings& c);
 // Throws UsageError (one line naming `origin` and the field) when the document is not a peak record.
 DeviceCeilings ceilings_from_json(const nlohmann::json& j, const std::string& origin);
 
-// The table `peak` prints: one row per ceiling (label, size, median, 95% CI), the unmeasured ones
-// with their reason.
+// The table `peak` prints: one row per ceiling (label, size, the ceiling (its best sample), the
+// median, the median's 95% CI relative to it), the unmeasured ones with their reason.
 std::vector<std::vector<std::string>> ceilings_table_rows(const DeviceCeilings& c);
 // One line per matmul with a sustained figure: "matmul bfloat16 held for 3.0 s: 690.8 TFLOP/s, 14%
 // below its bursts (a power or thermal limit)".

@@ -18,14 +18,14 @@ void apply_ceilings(CaseResult& c, const DeviceCeilings& ceilings) {
   c.bound_evidence.clear();
   const auto& precision = ceiling_precision_of(c);
   const auto* matmul = ceilings.find(CeilingKind::kMatmul, precision);
-  if (!matmul || matmul->median <= 0 || c.achieved_flops_per_s <= 0) return;
-  c.ceiling_flops_per_s = matmul->median;
+  if (!matmul || matmul->value() <= 0 || c.achieved_flops_per_s <= 0) return;
+  c.ceiling_flops_per_s = matmul->value();
   c.ceiling_measured_utc = ceilings.measured_utc;
-  c.ceiling_share = c.achieved_flops_per_s / matmul->median;
+  c.ceiling_share = c.achieved_flops_per_s / matmul->value();
   const double share = *c.ceiling_share;
   const auto of_ceiling = fmt::format("{:.0f}% of the {} matmul ceiling ({} of {}){}", 100 * share, precision,
                                       format_ceiling_value(CeilingKind::kMatmul, c.achieved_flops_per_s),
-                                      format_ceiling_value(CeilingKind::kMatmul, matmul->median),
+                                      format_ceiling_value(CeilingKind::kMatmul, matmul->value()),
                                       precision != c.spec.dtype ? fmt::format(": its convolutions run in {}", precision) : "");
   if (c.device_busy_fraction) {
     const double busy = *c.device_busy_fraction;

@@ -94,11 +94,14 @@ TEST(PeakRecords, ValuesTableAndSummaryInTheirUnits) {
   const auto rows = ceilings_table_rows(sample_ceilings());
   ASSERT_EQ(rows.size(), 7u);
   EXPECT_EQ(rows[2][0], "matmul bfloat16");
-  EXPECT_EQ(rows[2][1], "16384 x 16384 x 16384");
-  EXPECT_EQ(rows[2][3], "[-0.4%, +0.3%]");  // the interval relative to the median
+  EXPECT_EQ(rows[2][1], "16384^3");  // the JSON keeps "16384 x 16384 x 16384"
+  EXPECT_EQ(rows[0][2], "best");
+  EXPECT_EQ(rows[2][2], "793.4 TFLOP/s");    // no best sample kept (an older record): the median
+  EXPECT_EQ(rows[2][3], "793.4 TFLOP/s");
+  EXPECT_EQ(rows[2][4], "[-0.4%, +0.3%]");  // the interval relative to the median
   EXPECT_EQ(rows[5][0], "host to device (pageable)");
   EXPECT_EQ(rows[5][2], "not measured");
-  EXPECT_EQ(rows[5][3], "no pinned memory here");
+  EXPECT_EQ(rows[5][4], "no pinned memory here");
 
   // doctor's line: the fastest matmul, the copy, pinned host to device, the launch
   EXPECT_EQ(ceilings_summary(sample_ceilings()),
@@ -125,6 +128,37 @@ TEST(PeakRecords, SustainedMatmulRateIsKeptAndSaid) {
   EXPECT_EQ(lines[0], "matmul bfloat16 held for 3.0 s: 690.0 TFLOP/s, 13% below its bursts (a power or thermal limit acts)");
   c.ceilings[1].sustained = 790.0e12;  // within 3% of the bursts
   EXPECT_EQ(sustained_lines(c)[0], "matmul bfloat16 held for 3.0 s: 790.0 TFLOP/s, as its bursts");
+}
+
+// The ceiling is the best sample where it was kept (the highest rate; the shortest launch), the
+// median beside it; the samples and the best go through the JSON; a record without them (written
+// before they were kept) reads as its median.
+TEST(PeakRecords, TheBestSampleIsTheCeilingAndTravelsWithItsSamples) {
+  auto c = sample_ceilings();
+  c.ceilings[1].best = 801.0e12;
+  c.ceilings[1].values = {790e12, 801e12, 793.4e12};
+  c.ceilings[5].best = 4.0e-6;  // a launch: the shortest
+  EXPECT_DOUBLE_EQ(c.ceilings[1].value(), 801.0e12);
+  EXPECT_DOUBLE_EQ(c.ceilings[0].value(), 51.2e12);
+  const auto j = to_json(c);
+  EXPECT_DOUBLE_EQ(j["ceilings"][1]["best"].get<double>(), 801.0e12);
+  EXPECT_EQ(j["ceilings"][1]["values"].size(), 3u);
+  EXPECT_FALSE(j["ceilings"][0].contains("best"));
+  EXPECT_FALSE(j["ceilings"][0].contains("values"));
+  const auto back = ceilings_from_json(nlohmann::json::parse(j.dump()), "test");
+  EXPECT_DOUBLE_EQ(back.ceilings[1].best, 801.0e12);
+  EXPECT_EQ(back.ceilings[1].values, c.ceilings[1].values);
+  EXPECT_DOUBLE_EQ(back.ceilings[0].value(), 51.2e12);
+  const auto rows = ceilings_table_rows(back);
+  EXPECT_EQ(rows[2][2], "801.0 TFLOP/s");
+  EXPECT_EQ(rows[2][3], "793.4 TFLOP/s");
+  EXPECT_EQ(rows[6][2], "4.00 us");
+  EXPECT_EQ(ceilings_summary(back),
+            "measured 2026-12-01 (torch 2.11.0): matmul bfloat16 801.0 TFLOP/s, copy 4.120 TB/s, host to device "
+            "55.10 GB/s, launch 4.00 us back to back");
+  auto damaged = j;
+  damaged["ceilings"][1]["values"] = "many";
+  EXPECT_THROW(ceilings_from_json(damaged, "test"), UsageError);
 }
 
 TEST(PeakRecords, AgesBetweenUtcTimes) {

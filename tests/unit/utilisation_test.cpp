@@ -145,5 +145,17 @@ TEST(Utilisation, NothingWithoutTheCeilingOfTheCasesPrecisionAndItSurvivesJson) 
   EXPECT_EQ(back.ceiling_measured_utc, "2026-12-01T04:20:00Z");
 }
 
+// The share is of the ceiling's best sample where the record keeps one (the median otherwise).
+TEST(Utilisation, TheShareIsOfTheBestSample) {
+  auto d = h200();
+  d.ceilings[1].best = 800e12;
+  auto c = a_case("bfloat16", 400e12, 0.99);
+  apply_ceilings(c, d);
+  ASSERT_TRUE(c.ceiling_share.has_value());
+  EXPECT_DOUBLE_EQ(*c.ceiling_share, 0.5);
+  EXPECT_DOUBLE_EQ(*c.ceiling_flops_per_s, 800e12);
+  EXPECT_NE(c.bound_evidence.find("of 800.0 TFLOP/s"), std::string::npos) << c.bound_evidence;
+}
+
 }  // namespace
 }  // namespace accelbench
