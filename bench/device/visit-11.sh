@@ -3,7 +3,12 @@
 # GPU's local CPUs), then `accelbench peak` three times each for cuda:0 and the CPU, alternating, in
 # separate processes (#12: the ceilings are now the best sample; do two processes agree within 3%?),
 # then `profile bert-base --dtype bfloat16` at batch 512 (where its step's device time goes).
-#   bash bench/device/visit-11.sh peak
+# Part `bert` (about 7 minutes): `peak --quick` for the ceilings, then bert-base bfloat16 at batch
+# 2048 (its best batch) with the residual stream in bfloat16 (the new default) and in float32
+# (ACCELBENCH_BERT_FP32_RESIDUAL=1, autocast's own rule), interleaved A B B A, each 20 s of sampling;
+# the profile at batch 512 again; then world size 1 against `run` for transformer bfloat16 in five
+# interleaved pairs (#14; bench/device/ws1-match.sh with PAIRS=5).
+#   bash bench/device/visit-11.sh peak        bash bench/device/visit-11.sh bert
 set -uo pipefail
 part=${1:-peak}
 source bench/device/visit-setup.sh "visit11-$part"
@@ -41,7 +46,35 @@ PY
   echo "profile bert: exit $?"
   head -80 "$d/profile-bert-bf16-512.txt"
 fi
+if [[ $part == bert ]]; then
+  timeout 60 $BIN peak --device cuda:0 --quick --db "$d/h.db" --no-progress > "$d/peak-quick.txt" 2>&1
+  echo "peak --quick: exit $?"; cp "$d/h.db" "$d/hA.db"; cp "$d/h.db" "$d/hB.db"
+  bert() {  # $1 A (bf16 stream) or B (float32 stream), $2 repetition
+    local env=""; [[ $1 == B ]] && env="ACCELBENCH_BERT_FP32_RESIDUAL=1"
+    env $env COLUMNS=140 timeout 150 $BIN run --models bert-base --devices cuda:0 --dtype bfloat16 --batch-size 2048 \
+      --rounds 1 --in-process-rounds --max-time-per-case 20s --parity-steps 0 --no-progress --db "$d/h$1.db" \
+      --json "$d/bert-$1$2.json" > "$d/bert-$1$2.txt" 2>&1
+    echo "bert $1$2: exit $?"
+  }
+  bert A 1; bert B 1; bert B 2; bert A 2
+  python3 - "$d" <<'PY'
+import json, sys
+d = sys.argv[1]
+for tag in ("A1", "B1", "B2", "A2"):
+    try: c = json.load(open(f"{d}/bert-{tag}.json"))["cases"][0]
+    except Exception as e: print(tag, "missing", e); continue
+    s = c["stats"]; u = c.get("utilisation") or {}
+    print(f"bert {tag}: median {s['median']*1e3:.1f} ms [{s['ci_low']*1e3:.1f}, {s['ci_high']*1e3:.1f}] "
+          f"{2048/s['median']:.0f} seq/s, share {u.get('share_of_ceiling')}, ceiling {u.get('ceiling_flops_per_s')}, "
+          f"busy {(c.get('device_time') or {}).get('busy_fraction')}, verdict {u.get('bound')}, "
+          f"loss {c.get('loss_before')} -> {c.get('loss_after')}")
+PY
+  COLUMNS=160 timeout 150 $BIN profile bert-base --device cuda --dtype bfloat16 --batch-size 512 --steps 3 --warmup 3 --top 30 \
+    > "$d/profile-bert-bf16-512.txt" 2>&1
+  echo "profile bert: exit $?"; head -30 "$d/profile-bert-bf16-512.txt"
+  BIN=$BIN PAIRS=5 CASES="transformer:bfloat16" OUT=$d bash bench/device/ws1-match.sh
+fi
 for f in "$d"/*.json; do [[ -f $f ]] && gzip -9 "$f"; done
-rm -f "$d/h.db"
+rm -f "$d"/h*.db
 (cd "$OUT" && tar czf "visit11-$part.tgz" "visit11-$part" && rm -rf "visit11-$part")
 echo "total $(( $(date +%s) - t0 )) s"

@@ -5,7 +5,10 @@
 # pairs, `run` first in pairs 1 and 3, `scale` first in pair 2, 6 s a case for `run` (build, warm-up and sampling), 3 s of sampling for `scale` (after its warm-up).
 # nvidia-smi samples the SM clock, power and throttle reasons at 5 Hz throughout (clocks.csv).
 # Run from the repository root on the device machine with .device/ carried; about 6 minutes for the
-# four cases. CASES="model:dtype ..." picks others; BIN=path skips the build (an accelbench already built).
+# four cases. CASES="model:dtype ..." picks others; PAIRS=N (default 3) takes N pairs, `run` first in
+# the odd ones; BIN=path skips the build (an accelbench already built). With 4 pairs or more it prints
+# the paired 95% interval of scale/run (the mean of the pairs' log ratios, Student t): pairs taken
+# seconds apart share the host's state, which moves for minutes on that VM.
 set -uo pipefail
 OUT=${OUT:-/tmp/accelbench-out}
 d="$OUT/ws1-match"
@@ -25,28 +28,34 @@ run_case() { timeout 60 $BIN run --models $1 --dtype $2 --devices cuda:0 --batch
 scale_case() { timeout 60 $BIN scale --model $1 --dtype $2 --gpus 1 --batch-size 64 --max-time 3 --json "$d/scale-$1-$2-$3.json" > "$d/scale-$1-$2-$3.txt" 2>&1 || echo "scale $1 $2 $3 failed"; }
 for md in $CASES; do
   m=${md%%:*} p=${md##*:}
-  for pair in 1 2 3; do
-    if [[ $pair == 2 ]]; then scale_case $m $p $pair; run_case $m $p $pair; else run_case $m $p $pair; scale_case $m $p $pair; fi
+  for pair in $(seq 1 ${PAIRS:-3}); do
+    if (( pair % 2 == 0 )); then scale_case $m $p $pair; run_case $m $p $pair; else run_case $m $p $pair; scale_case $m $p $pair; fi
   done
   echo "$m $p done at $(( $(date +%s) - t0 )) s"
 done
 kill $smi 2>/dev/null
-python3 - "$d" $CASES <<'PY'
-import json, statistics, sys
-d = sys.argv[1]
+python3 - "$d" ${PAIRS:-3} $CASES <<'PY'
+import json, math, statistics, sys
+d = sys.argv[1]; n = int(sys.argv[2])
+T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 def med(path):
     try: j = json.load(open(path))
     except Exception: return None
     if 'cases' in j: return j['cases'][0]['stats']['median']
     return statistics.median(j['results'][0]['points'][0]['ranks'][0]['samples_s'])
-for md in sys.argv[2:]:
+for md in sys.argv[3:]:
     m, p = md.split(':')
-    r = [med(f"{d}/run-{m}-{p}-{i}.json") for i in (1, 2, 3)]
-    s = [med(f"{d}/scale-{m}-{p}-{i}.json") for i in (1, 2, 3)]
+    r = [med(f"{d}/run-{m}-{p}-{i}.json") for i in range(1, n + 1)]
+    s = [med(f"{d}/scale-{m}-{p}-{i}.json") for i in range(1, n + 1)]
     if None in r or None in s: print(m, p, 'missing', r, s); continue
     rm, sm = statistics.median(r), statistics.median(s)
     print(f"{m:12} {p:9} run {' '.join(f'{1e3*x:.3f}' for x in r)} ms (median {1e3*rm:.3f})  "
           f"scale ws1 {' '.join(f'{1e3*x:.3f}' for x in s)} ms (median {1e3*sm:.3f})  difference {100*(sm/rm-1):+.1f}%")
+    if n >= 4:
+        logs = [math.log(b / a) for a, b in zip(r, s)]
+        mean, sd = statistics.mean(logs), statistics.stdev(logs)
+        h = T975[n - 1] * sd / math.sqrt(n)
+        print(f"{'':22} paired scale/run {100*(math.exp(mean)-1):+.1f}% [95% CI {100*(math.exp(mean-h)-1):+.1f}%, {100*(math.exp(mean+h)-1):+.1f}%] over {n} pairs")
 PY
 (cd "$OUT" && tar czf "ws1-match-$(date +%s).tgz" ws1-match && rm -rf ws1-match)
 echo "total $(( $(date +%s) - t0 )) s"

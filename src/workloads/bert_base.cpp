@@ -6,11 +6,13 @@
 // Inputs: --text FILE (LABEL<TAB>text a line, a simple deterministic tokenizer), else synthetic ids
 // with realistic, padded lengths. --checkpoint: each of the 12 layers is checkpointed (recomputed
 // in the backward pass).
+#include <ATen/autocast_mode.h>
 #include <ATen/ops/scaled_dot_product_attention.h>
 #include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "data/tokenizer.h"
@@ -37,6 +39,44 @@ nn::LayerNorm layer_norm() { return nn::LayerNorm(nn::LayerNormOptions({kHidden}
 // same order). On the H200 at batch 2048 in bfloat16 the fused layer was not faster (424.4 ms a step
 // against 413.0 ms, one process each: docs/results/2026-12-01-h200-visit9.md), so three it is.
 bool fused_qkv() { return env_switch("ACCELBENCH_BERT_FUSED_QKV", false); }
+
+// Under bfloat16 or float16 autocast the residual stream (the layers' inputs and outputs) is held in
+// that precision, and each LayerNorm reads and writes it there (computing its statistics in float32
+// inside the kernel, its weights cast as a Linear's are), as NVIDIA's BERT recipe does. Autocast's
+// own rule runs LayerNorm in float32, so the stream it writes is float32: every layer then casts it
+// back for its four matmul inputs and back again in the backward pass, and the adds, LayerNorms and
+// their gradients move twice the bytes. On the H200 at batch 512 in bfloat16 those casts took 12.9 ms
+// of a 115.8 ms step, LayerNorm 15.3 ms, the adds 11.4 ms (`accelbench profile`,
+// docs/results/2026-12-01-h200-visit11.md). The same model, optimizer and float32 weights; the
+// activations between layers rounded to the low precision. ACCELBENCH_BERT_FP32_RESIDUAL=1 keeps
+// autocast's float32 stream.
+bool low_precision_residual() { return !env_switch("ACCELBENCH_BERT_FP32_RESIDUAL", false); }
+
+// The low precision of the stream: autocast's dtype where autocast is on for `t`'s device with a
+// 16-bit dtype and the switch above allows it, else nullopt (float32 training: nothing changes).
+std::optional<at::ScalarType> stream_precision(const at::Tensor& t) {
+  const auto type = t.device().type();
+  if (!low_precision_residual() || !at::autocast::is_autocast_available(type) || !at::autocast::is_autocast_enabled(type))
+    return std::nullopt;
+  const auto dtype = at::autocast::get_autocast_dtype(type);
+  if (dtype != at::kBFloat16 && dtype != at::kHalf) return std::nullopt;
+  return dtype;
+}
+
+// A LayerNorm of `x` in x's own precision: as the module where x is float32; a 16-bit x is normalised
+// with autocast off for the call (its rule would make it float32) and the weights cast to x's dtype.
+at::Tensor normalised(nn::LayerNorm& norm, const at::Tensor& x) {
+  if (x.scalar_type() == at::kFloat) return norm->forward(x);
+  const auto type = x.device().type();
+  const bool was = at::autocast::is_autocast_enabled(type);
+  at::autocast::set_autocast_enabled(type, false);
+  struct Restore {
+    c10::DeviceType type;
+    bool was;
+    ~Restore() { at::autocast::set_autocast_enabled(type, was); }
+  } restore{type, was};
+  return at::layer_norm(x, {kHidden}, norm->weight.to(x.scalar_type()), norm->bias.to(x.scalar_type()), kLnEps);
+}
 
 struct BertLayerImpl : nn::Module {
   explicit BertLayerImpl(double dropout_p)
@@ -66,9 +106,9 @@ struct BertLayerImpl : nn::Module {
     auto ctx = at::scaled_dot_product_attention(qkv_heads[0], qkv_heads[1], qkv_heads[2], mask,
                                                 is_training() ? p_drop : 0.0, /*is_causal=*/false);
     ctx = ctx.transpose(1, 2).reshape({B, S, kHidden});
-    auto h = attn_norm(x + dropout(linear_of(attn_out, ctx)));
+    auto h = normalised(attn_norm, x + dropout(linear_of(attn_out, ctx)));
     auto ff = linear_of(output, torch::gelu(linear_of(intermediate, h)));
-    return out_norm(h + dropout(ff));
+    return normalised(out_norm, h + dropout(ff));
   }
   at::Tensor dropout(const at::Tensor& t) { return F::dropout(t, F::DropoutFuncOptions().p(p_drop).training(is_training())); }
 
@@ -105,7 +145,9 @@ struct BertClassifierImpl : nn::Module {
     const auto S = ids.size(1);
     auto pos = torch::arange(S, ids.options());
     auto h = words(ids) + positions(pos).unsqueeze(0) + types(torch::zeros_like(ids));
-    h = F::dropout(emb_norm(h), F::DropoutFuncOptions().p(p_drop).training(is_training()));
+    h = emb_norm(h);  // float32, as autocast runs it
+    if (const auto low = stream_precision(h)) h = h.to(*low);  // the residual stream in 16 bits from here
+    h = F::dropout(h, F::DropoutFuncOptions().p(p_drop).training(is_training()));
     const auto attend = mask.to(torch::kBool).view({ids.size(0), 1, 1, S});
     for (auto& l : layers) {
       if (checkpoint)  // the block holds the layer and the mask by value: it runs again in the backward pass
