@@ -8,9 +8,14 @@
 # (ACCELBENCH_BERT_FP32_RESIDUAL=1, autocast's own rule), interleaved A B B A, each 20 s of sampling;
 # the profile at batch 512 again; then world size 1 against `run` for transformer bfloat16 in five
 # interleaved pairs (#14; bench/device/ws1-match.sh with PAIRS=5).
-#   bash bench/device/visit-11.sh peak        bash bench/device/visit-11.sh bert
+# Part `check` (about 7 minutes): world size 1 in three variants (bench/device/ws1-variants.sh:
+# `run`, `scale --gpus 1`, and `scale` without the all-reduce, four rotating rounds) for transformer
+# and resnet18 in bfloat16; Python's bert-base (transformers, autocast) at batch 2048 beside ours in
+# the same call; `ctest -L gpu`.
+#   bash bench/device/visit-11.sh peak        bash bench/device/visit-11.sh bert       bash bench/device/visit-11.sh check
 set -uo pipefail
 part=${1:-peak}
+[[ $part == check ]] && export TARGETS="accelbench gpu_tests"
 source bench/device/visit-setup.sh "visit11-$part"
 if [[ $part == peak ]]; then
   { lscpu; echo; numactl -H 2>&1; echo; nvidia-smi topo -m 2>&1; echo;
@@ -73,6 +78,19 @@ PY
     > "$d/profile-bert-bf16-512.txt" 2>&1
   echo "profile bert: exit $?"; head -30 "$d/profile-bert-bf16-512.txt"
   BIN=$BIN PAIRS=5 CASES="transformer:bfloat16" OUT=$d bash bench/device/ws1-match.sh
+fi
+if [[ $part == check ]]; then
+  BIN=$BIN OUT=$d ROUNDS=4 CASES="transformer:bfloat16 resnet18:bfloat16" bash bench/device/ws1-variants.sh
+  COLUMNS=140 timeout 150 $BIN run --models bert-base --devices cuda:0 --dtype bfloat16 --batch-size 2048 --rounds 1 \
+    --in-process-rounds --max-time-per-case 20s --parity-steps 0 --no-progress --no-save --json "$d/bert-2048.json" \
+    > "$d/bert-2048.txt" 2>&1
+  echo "bert 2048: exit $?"; grep -E "^bert-base +cuda" "$d/bert-2048.txt" | head -2
+  timeout 150 python3 bench/python/real_cases.py --models bert-base --device cuda --dtype bfloat16 --batch-size 2048 \
+    --max-time 20 --json "$d/py-bert-2048.json" > "$d/py-bert-2048.txt" 2>&1
+  echo "python bert 2048: exit $?"; sed -n '/^model/,$p' "$d/py-bert-2048.txt" | head -6
+  s=$(date +%s)
+  (cd build-device && timeout 200 ctest -L gpu --output-on-failure > "$d/ctest-gpu.txt" 2>&1; echo "ctest gpu exit $?")
+  tail -5 "$d/ctest-gpu.txt"; echo "gpu tests took $(( $(date +%s) - s )) s"
 fi
 for f in "$d"/*.json; do [[ -f $f ]] && gzip -9 "$f"; done
 rm -f "$d"/h*.db
