@@ -2,9 +2,14 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <ATen/record_function.h>
+#include <stdlib.h>
+
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <string_view>
 #include <fstream>
 
 #include "core/errors.h"
@@ -68,6 +73,50 @@ TEST(RealWorkloads, LossFallsBert) {
   const double before = t->evaluation_loss();
   for (int i = 0; i < 10; ++i) t->step();
   EXPECT_LT(t->evaluation_loss(), before);
+}
+
+// The dtypes of the LayerNorms' inputs during one training step (RecordFunction on this thread:
+// the forward pass; CPU autograd runs the backward here too, but it has no forward LayerNorm).
+std::map<c10::ScalarType, int> layer_norm_input_dtypes(TrainingTask& task) {
+  static std::map<c10::ScalarType, int>* seen = nullptr;
+  std::map<c10::ScalarType, int> out;
+  seen = &out;
+  const auto handle = at::addThreadLocalCallback(
+      at::RecordFunctionCallback([](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+        if (std::string_view(fn.name()) == "aten::native_layer_norm" && !fn.inputs().empty() && fn.inputs()[0].isTensor())
+          ++(*seen)[fn.inputs()[0].toTensor().scalar_type()];
+        return nullptr;
+      }).needsInputs(true));
+  task.step();
+  at::removeCallback(handle);
+  seen = nullptr;
+  return out;
+}
+
+// Under bfloat16 autocast bert-base keeps its residual stream in bfloat16: the 24 LayerNorms of its
+// 12 layers read bfloat16 (the embeddings' one reads float32, as autocast runs it). With
+// ACCELBENCH_BERT_FP32_RESIDUAL=1 all 25 read float32, autocast's own rule; so does float32 training.
+TEST(RealWorkloads, BertResidualStreamStaysInTheAutocastPrecision) {
+  const auto dtypes = [](const char* fp32_stream, const std::string& dtype) {
+    ::setenv("ACCELBENCH_BERT_FP32_RESIDUAL", fp32_stream, 1);
+    auto o = tiny(2);
+    o.inputs.seq_len = 16;
+    o.dtype = dtype;
+    auto t = make_workload("bert-base")->build(o);
+    auto seen = layer_norm_input_dtypes(*t);
+    ::unsetenv("ACCELBENCH_BERT_FP32_RESIDUAL");
+    EXPECT_TRUE(std::isfinite(t->evaluation_loss()));
+    return seen;
+  };
+  const auto low = dtypes("0", "bfloat16");
+  EXPECT_EQ(low.count(at::kBFloat16) ? low.at(at::kBFloat16) : 0, 24);
+  EXPECT_EQ(low.count(at::kFloat) ? low.at(at::kFloat) : 0, 1);
+  const auto autocast_rule = dtypes("1", "bfloat16");
+  EXPECT_EQ(autocast_rule.count(at::kBFloat16), 0u);
+  EXPECT_EQ(autocast_rule.count(at::kFloat) ? autocast_rule.at(at::kFloat) : 0, 25);
+  const auto fp32 = dtypes("0", "float32");
+  EXPECT_EQ(fp32.count(at::kBFloat16), 0u);
+  EXPECT_EQ(fp32.count(at::kFloat) ? fp32.at(at::kFloat) : 0, 25);
 }
 
 TEST(RealWorkloads, DcganDiscriminatorLearns) {
