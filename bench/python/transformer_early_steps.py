@@ -1,0 +1,39 @@
+"""The article's transformer (bench/python/article_models.py) in its first 20 Adam steps on the CPU:
+the loss on one fixed evaluation batch after every step, batch 64, lr 3e-4 with a linear warm-up
+over `warm` steps (the C++ workload's schedule with warm=3), optionally with gradient clipping.
+Why: `accelbench run` on the 2-core CPU (10-20 steps of the transformer) reported LOSS ROSE twice
+(0.727 -> 1.121, 0.727 -> 1.476). Results: docs/results/2026-12-01-cpu-2core-transformer-early-steps.md.
+About 3 minutes a run on 2 cores:  .venv/bin/python bench/python/transformer_early_steps.py
+"""
+import sys, torch, torch.nn as nn, time
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+from article_models import TransformerClassifier
+torch.set_num_threads(2)
+def batch(g, B=64):
+    x = torch.randint(0, 10000, (B, 128), generator=g)
+    y = ((x < 5000).sum(1) * 2 > 128).long()
+    return x, y
+def run(seed, clip, steps=20, warm=3):
+    torch.manual_seed(seed)
+    m = TransformerClassifier()
+    opt = torch.optim.Adam(m.parameters(), lr=3e-4)
+    g = torch.Generator().manual_seed(1000 + seed)
+    ev = batch(torch.Generator().manual_seed(99))
+    lossf = nn.CrossEntropyLoss()
+    def evaluate():
+        m.eval()
+        with torch.no_grad(): l = lossf(m(ev[0]), ev[1]).item()
+        m.train(); return l
+    out = [evaluate()]
+    for s in range(steps):
+        for pg in opt.param_groups: pg["lr"] = 3e-4 * min(1.0, (s + 1) / warm)
+        x, y = batch(g)
+        loss = lossf(m(x), y)
+        opt.zero_grad(); loss.backward()
+        gn = torch.nn.utils.clip_grad_norm_(m.parameters(), clip if clip else 1e9)
+        opt.step()
+        out.append(evaluate())
+    return out
+for seed, warm in ((0, 3), (0, 10), (1, 3)):
+    t = time.time(); l = run(seed, 0, warm=warm)
+    print(f"seed {seed} warm {warm}: " + " ".join(f"{x:.3f}" for x in l) + f"  max {max(l):.3f} ({time.time()-t:.0f}s)", flush=True)
