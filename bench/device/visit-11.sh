@@ -12,7 +12,11 @@
 # `run`, `scale --gpus 1`, and `scale` without the all-reduce, four rotating rounds) for transformer
 # and resnet18 in bfloat16; Python's bert-base (transformers, autocast) at batch 2048 beside ours in
 # the same call; `ctest -L gpu`.
+# Part `last` (about 6 minutes): bert-base float16 at batch 2048 (the 16-bit stream in float16, with
+# loss scaling: does it train?), bert-base bfloat16 at 2048 with --graphs beside eager, then world
+# size 1 against `run` for transformer bfloat16 in eight more rotating rounds (R and S only).
 #   bash bench/device/visit-11.sh peak        bash bench/device/visit-11.sh bert       bash bench/device/visit-11.sh check
+#   bash bench/device/visit-11.sh last
 set -uo pipefail
 part=${1:-peak}
 [[ $part == check ]] && export TARGETS="accelbench gpu_tests"
@@ -91,6 +95,17 @@ if [[ $part == check ]]; then
   s=$(date +%s)
   (cd build-device && timeout 200 ctest -L gpu --output-on-failure > "$d/ctest-gpu.txt" 2>&1; echo "ctest gpu exit $?")
   tail -5 "$d/ctest-gpu.txt"; echo "gpu tests took $(( $(date +%s) - s )) s"
+fi
+if [[ $part == last ]]; then
+  COLUMNS=140 timeout 150 $BIN run --models bert-base --devices cuda:0 --dtype float16 --batch-size 2048 --rounds 1 \
+    --in-process-rounds --max-time-per-case 20s --parity-steps 0 --no-progress --no-save --json "$d/bert-fp16-2048.json" \
+    > "$d/bert-fp16-2048.txt" 2>&1
+  echo "bert fp16 2048: exit $?"; grep -E "^bert-base +cuda" "$d/bert-fp16-2048.txt" | head -3
+  COLUMNS=140 timeout 200 $BIN run --graphs --models bert-base --devices cuda:0 --dtype bfloat16 --batch-size 2048 \
+    --rounds 1 --in-process-rounds --max-time-per-case 20s --parity-steps 0 --no-progress --no-save \
+    --json "$d/bert-graphs-2048.json" > "$d/bert-graphs-2048.txt" 2>&1
+  echo "bert graphs 2048: exit $?"; grep -E "^bert-base +cuda" "$d/bert-graphs-2048.txt" | head -4
+  BIN=$BIN OUT=$d ROUNDS=8 VARIANTS="R S" CASES="transformer:bfloat16" bash bench/device/ws1-variants.sh
 fi
 for f in "$d"/*.json; do [[ -f $f ]] && gzip -9 "$f"; done
 rm -f "$d"/h*.db

@@ -5,7 +5,7 @@
 # D `scale --gpus 1` with ACCELBENCH_SCALE_WITHOUT_REDUCER=1 (the same rank process, process group and
 # loop, no all-reduce), V `scale --gpus 1 --bucket-views` (DDP's gradient_as_bucket_view). Prints each variant's medians and the paired 95% intervals of S/R, D/R and V/R
 # (the mean of the rounds' log ratios, Student t). BIN=path (required) is the built accelbench.
-#   BIN=./build-device/accelbench OUT=... CASES="transformer:bfloat16" bash bench/device/ws1-variants.sh
+#   BIN=./build-device/accelbench OUT=... CASES="transformer:bfloat16" [ROUNDS=4] [VARIANTS="R S"] bash bench/device/ws1-variants.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/accelbench-out}
 d="$OUT/ws1-variants"
@@ -26,11 +26,12 @@ one() {  # variant model dtype round
          --json "$f.json" > "$f.txt" 2>&1 ;;
   esac || echo "$1 $2 $3 $4 failed"
 }
-orders=("R S D V" "S D V R" "D V R S" "V R S D")
+read -r -a vs <<< "${VARIANTS:-R S D V}"  # VARIANTS picks some; the order rotates by one a round
 for md in $CASES; do
   m=${md%%:*} p=${md##*:}
   for r in $(seq 1 $ROUNDS); do
-    for v in ${orders[$(( (r - 1) % 4 ))]}; do one $v $m $p $r; done
+    k=$(( (r - 1) % ${#vs[@]} ))
+    for v in "${vs[@]:k}" "${vs[@]:0:k}"; do one $v $m $p $r; done
   done
   echo "$m $p done at $(( $(date +%s) - t0 )) s"
 done
@@ -48,6 +49,7 @@ for md in sys.argv[3:]:
     v = {k: [med(f"{d}/{k}-{m}-{p}-{i}.json") for i in range(1, n + 1)] for k in "RSDV"}
     for k in "RSDV": print(f"{m} {p} {k}: " + " ".join("-" if x is None else f"{1e3*x:.3f}" for x in v[k]) + " ms")
     for k in "SDV":
+        if all(x is None for x in v[k]): continue
         pairs = [(a, b) for a, b in zip(v["R"], v[k]) if a and b]
         if len(pairs) < 3: print(f"{m} {p} {k}/R: too few rounds"); continue
         logs = [math.log(b / a) for a, b in pairs]
