@@ -36,9 +36,10 @@ struct Ceiling {
   std::optional<double> sustained;
   double sustained_s = 0;
   // The best sample (the highest rate; the shortest time for a launch): the ceiling itself, what the
-  // device reached over one whole sample. The host's own figures (pageable transfers, launches, the
-  // CPU's) only lose to interference, so the best sample moves less between processes than the
-  // median (STREAM reports its best rate for the same reason). 0 in records from before it was kept.
+  // device reached over one whole sample. Interference only ever slows a sample down (STREAM reports
+  // its best rate for the same reason). It does not make the host's own figures (pageable transfers,
+  // launches, the CPU's) agree between processes: their host changes state for minutes (docs/peak.md).
+  // 0 in records from before it was kept.
   double best = 0;
   std::vector<double> values;  // every sample, in the order taken (empty in older records)
 

@@ -1,7 +1,8 @@
 // bert-base: BERT-base (12 layers, hidden 768, 12 heads, intermediate 3072, GELU, LayerNorm,
 // dropout 0.1, vocabulary 30,522, 512 positions, 2 token types) with the pooler and a 2-class head,
 // as Hugging Face's BertForSequenceClassification(num_labels=2). Attention goes through
-// at::scaled_dot_product_attention with the padding mask. AdamW (lr 2e-5, weight decay 0.01) with
+// at::scaled_dot_product_attention with the padding mask; under bfloat16/float16 autocast the
+// residual stream between layers stays 16-bit (low_precision_residual below). AdamW (lr 2e-5, weight decay 0.01) with
 // a linear warm-up (10% of 1,000 steps) and linear decay, as transformers' get_linear_schedule_with_warmup.
 // Inputs: --text FILE (LABEL<TAB>text a line, a simple deterministic tokenizer), else synthetic ids
 // with realistic, padded lengths. --checkpoint: each of the 12 layers is checkpointed (recomputed
