@@ -34,28 +34,6 @@ for md in $CASES; do
   echo "$m $p done at $(( $(date +%s) - t0 )) s"
 done
 kill $smi 2>/dev/null
-python3 - "$d" ${PAIRS:-3} $CASES <<'PY'
-import json, math, statistics, sys
-d = sys.argv[1]; n = int(sys.argv[2])
-T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
-def med(path):
-    try: j = json.load(open(path))
-    except Exception: return None
-    if 'cases' in j: return j['cases'][0]['stats']['median']
-    return statistics.median(j['results'][0]['points'][0]['ranks'][0]['samples_s'])
-for md in sys.argv[3:]:
-    m, p = md.split(':')
-    r = [med(f"{d}/run-{m}-{p}-{i}.json") for i in range(1, n + 1)]
-    s = [med(f"{d}/scale-{m}-{p}-{i}.json") for i in range(1, n + 1)]
-    if None in r or None in s: print(m, p, 'missing', r, s); continue
-    rm, sm = statistics.median(r), statistics.median(s)
-    print(f"{m:12} {p:9} run {' '.join(f'{1e3*x:.3f}' for x in r)} ms (median {1e3*rm:.3f})  "
-          f"scale ws1 {' '.join(f'{1e3*x:.3f}' for x in s)} ms (median {1e3*sm:.3f})  difference {100*(sm/rm-1):+.1f}%")
-    if n >= 4:
-        logs = [math.log(b / a) for a, b in zip(r, s)]
-        mean, sd = statistics.mean(logs), statistics.stdev(logs)
-        h = T975[n - 1] * sd / math.sqrt(n)
-        print(f"{'':22} paired scale/run {100*(math.exp(mean)-1):+.1f}% [95% CI {100*(math.exp(mean-h)-1):+.1f}%, {100*(math.exp(mean+h)-1):+.1f}%] over {n} pairs")
-PY
+python3 bench/device/ws1_stats.py match "$d" ${PAIRS:-3} $CASES
 (cd "$OUT" && tar czf "ws1-match-$(date +%s).tgz" ws1-match && rm -rf ws1-match)
 echo "total $(( $(date +%s) - t0 )) s"

@@ -35,26 +35,6 @@ for md in $CASES; do
   done
   echo "$m $p done at $(( $(date +%s) - t0 )) s"
 done
-python3 - "$d" $ROUNDS $CASES <<'PY'
-import json, math, statistics, sys
-d, n = sys.argv[1], int(sys.argv[2])
-T975 = {2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365}
-def med(path):
-    try: j = json.load(open(path))
-    except Exception: return None
-    if 'cases' in j: return j['cases'][0]['stats']['median']
-    return statistics.median(j['results'][0]['points'][0]['ranks'][0]['samples_s'])
-for md in sys.argv[3:]:
-    m, p = md.split(':')
-    v = {k: [med(f"{d}/{k}-{m}-{p}-{i}.json") for i in range(1, n + 1)] for k in "RSDV"}
-    for k in "RSDV": print(f"{m} {p} {k}: " + " ".join("-" if x is None else f"{1e3*x:.3f}" for x in v[k]) + " ms")
-    for k in "SDV":
-        if all(x is None for x in v[k]): continue
-        pairs = [(a, b) for a, b in zip(v["R"], v[k]) if a and b]
-        if len(pairs) < 3: print(f"{m} {p} {k}/R: too few rounds"); continue
-        logs = [math.log(b / a) for a, b in pairs]
-        mean, sd = statistics.mean(logs), statistics.stdev(logs); h = T975[len(pairs) - 1] * sd / math.sqrt(len(pairs))
-        print(f"{m} {p} {k}/R: {100*(math.exp(mean)-1):+.1f}% [95% CI {100*(math.exp(mean-h)-1):+.1f}%, {100*(math.exp(mean+h)-1):+.1f}%] over {len(pairs)} rounds")
-PY
+python3 bench/device/ws1_stats.py variants "$d" $ROUNDS $CASES
 (cd "$OUT" && tar czf "ws1-variants-$(date +%s).tgz" ws1-variants && rm -rf ws1-variants)
 echo "ws1-variants total $(( $(date +%s) - t0 )) s"

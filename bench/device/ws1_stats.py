@@ -1,0 +1,77 @@
+"""The analysis of bench/device/ws1-match.sh and ws1-variants.sh (issue #14: world size 1 through
+NCCL against `run`): each process's median step from its JSON (`run`'s case, or the rank's samples of
+`scale`), and the paired 95% interval of one variant against `run` (the mean of the pairs' log
+ratios, Student t): processes taken seconds apart share the host's state, which moves for minutes.
+
+  python3 bench/device/ws1_stats.py match DIR PAIRS model:dtype ...      (run-*.json, scale-*.json)
+  python3 bench/device/ws1_stats.py variants DIR ROUNDS model:dtype ...  (R-*, S-*, D-*, V-*.json)
+"""
+import gzip, json, math, statistics, sys
+
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+        10: 2.228, 11: 2.201, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
+
+
+def t975(dof):
+    return T975.get(dof) or T975[max(k for k in T975 if k <= dof)]
+
+
+def median_step(path):
+    """The median step time in seconds in one process's JSON (plain or .gz), else None."""
+    for p, opener in ((path, open), (path + ".gz", gzip.open)):
+        try:
+            with opener(p, "rt") as f:
+                j = json.load(f)
+            break
+        except (OSError, ValueError):
+            continue
+    else:
+        return None
+    if "cases" in j:
+        return j["cases"][0]["stats"]["median"]
+    return statistics.median(j["results"][0]["points"][0]["ranks"][0]["samples_s"])
+
+
+def paired(base, other):
+    """(mean, low, high) of other/base - 1 in percent over the pairs both have; None under 2 pairs."""
+    logs = [math.log(b / a) for a, b in zip(base, other) if a and b]
+    if len(logs) < 2:
+        return None
+    mean, sd = statistics.mean(logs), statistics.stdev(logs)
+    h = t975(len(logs) - 1) * sd / math.sqrt(len(logs))
+    pct = lambda x: 100 * (math.exp(x) - 1)
+    return pct(mean), pct(mean - h), pct(mean + h), len(logs)
+
+
+def ms(xs):
+    return " ".join("-" if x is None else f"{1e3 * x:.3f}" for x in xs)
+
+
+def main(argv):
+    mode, d, n, cases = argv[0], argv[1], int(argv[2]), argv[3:]
+    for md in cases:
+        m, p = md.split(":")
+        if mode == "match":
+            r = [median_step(f"{d}/run-{m}-{p}-{i}.json") for i in range(1, n + 1)]
+            s = [median_step(f"{d}/scale-{m}-{p}-{i}.json") for i in range(1, n + 1)]
+            if None in r or None in s:
+                print(m, p, "missing", r, s)
+                continue
+            rm, sm = statistics.median(r), statistics.median(s)
+            print(f"{m:12} {p:9} run {ms(r)} ms (median {1e3 * rm:.3f})  scale ws1 {ms(s)} ms "
+                  f"(median {1e3 * sm:.3f})  difference {100 * (sm / rm - 1):+.1f}%")
+            if n >= 4 and (q := paired(r, s)):
+                print(f"{'':22} paired scale/run {q[0]:+.1f}% [95% CI {q[1]:+.1f}%, {q[2]:+.1f}%] over {q[3]} pairs")
+        else:
+            v = {k: [median_step(f"{d}/{k}-{m}-{p}-{i}.json") for i in range(1, n + 1)] for k in "RSDV"}
+            for k in "RSDV":
+                print(f"{m} {p} {k}: {ms(v[k])} ms")
+            for k in "SDV":
+                q = paired(v["R"], v[k])
+                if q is None:
+                    continue
+                print(f"{m} {p} {k}/R: {q[0]:+.1f}% [95% CI {q[1]:+.1f}%, {q[2]:+.1f}%] over {q[3]} rounds")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
