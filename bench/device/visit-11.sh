@@ -17,6 +17,9 @@
 # size 1 against `run` for transformer bfloat16 in eight more rotating rounds (R and S only).
 #   bash bench/device/visit-11.sh peak        bash bench/device/visit-11.sh bert       bash bench/device/visit-11.sh check
 #   bash bench/device/visit-11.sh last
+# Part `buckets` (about 4 minutes): world size 1, transformer bfloat16, six rotating rounds of R
+# (`run`), S (`scale --gpus 1`, buckets of 25 MB) and F (one bucket): is the reducer's cost per bucket?
+#   bash bench/device/visit-11.sh buckets
 set -uo pipefail
 part=${1:-peak}
 [[ $part == check ]] && export TARGETS="accelbench gpu_tests"
@@ -106,6 +109,9 @@ if [[ $part == last ]]; then
     --json "$d/bert-graphs-2048.json" > "$d/bert-graphs-2048.txt" 2>&1
   echo "bert graphs 2048: exit $?"; grep -E "^bert-base +cuda" "$d/bert-graphs-2048.txt" | head -4
   BIN=$BIN OUT=$d ROUNDS=8 VARIANTS="R S" CASES="transformer:bfloat16" bash bench/device/ws1-variants.sh
+fi
+if [[ $part == buckets ]]; then
+  BIN=$BIN OUT=$d ROUNDS=6 VARIANTS="R S F" CASES="transformer:bfloat16" bash bench/device/ws1-variants.sh
 fi
 for f in "$d"/*.json; do [[ -f $f ]] && gzip -9 "$f"; done
 rm -f "$d"/h*.db

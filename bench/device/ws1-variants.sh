@@ -3,7 +3,8 @@
 # its extra time? Per case ROUNDS rounds (default 4), each round three processes seconds apart, in an
 # order that rotates every round: R `run`, S `scale --gpus 1` (gradients all-reduced through NCCL),
 # D `scale --gpus 1` with ACCELBENCH_SCALE_WITHOUT_REDUCER=1 (the same rank process, process group and
-# loop, no all-reduce), V `scale --gpus 1 --bucket-views` (DDP's gradient_as_bucket_view). Prints each variant's medians and the paired 95% intervals of S/R, D/R and V/R
+# loop, no all-reduce), V `scale --gpus 1 --bucket-views` (DDP's gradient_as_bucket_view), F `scale --gpus 1 --bucket-mb 1024` (one
+# bucket: one copy and one all-reduce a step). Prints each variant's medians and the paired 95% intervals of each against R
 # (the mean of the rounds' log ratios, Student t). BIN=path (required) is the built accelbench.
 #   BIN=./build-device/accelbench OUT=... CASES="transformer:bfloat16" [ROUNDS=4] [VARIANTS="R S"] bash bench/device/ws1-variants.sh
 set -uo pipefail
@@ -20,6 +21,8 @@ one() {  # variant model dtype round
     R) timeout 60 $BIN run --models $2 --dtype $3 --devices cuda:0 --batch-size 64 --rounds 1 --in-process-rounds \
          --max-time-per-case 6s --no-progress --no-save --no-telemetry --json "$f.json" > "$f.txt" 2>&1 ;;
     S) timeout 60 $BIN scale --model $2 --dtype $3 --gpus 1 --batch-size 64 --max-time 3 --json "$f.json" > "$f.txt" 2>&1 ;;
+    F) timeout 60 $BIN scale --model $2 --dtype $3 --gpus 1 --batch-size 64 --max-time 3 --bucket-mb 1024 --json "$f.json" \
+         > "$f.txt" 2>&1 ;;
     V) timeout 60 $BIN scale --model $2 --dtype $3 --gpus 1 --batch-size 64 --max-time 3 --bucket-views --json "$f.json" \
          > "$f.txt" 2>&1 ;;
     D) ACCELBENCH_SCALE_WITHOUT_REDUCER=1 timeout 60 $BIN scale --model $2 --dtype $3 --gpus 1 --batch-size 64 --max-time 3 \

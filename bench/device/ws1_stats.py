@@ -4,7 +4,7 @@ NCCL against `run`): each process's median step from its JSON (`run`'s case, or 
 ratios, Student t): processes taken seconds apart share the host's state, which moves for minutes.
 
   python3 bench/device/ws1_stats.py match DIR PAIRS model:dtype ...      (run-*.json, scale-*.json)
-  python3 bench/device/ws1_stats.py variants DIR ROUNDS model:dtype ...  (R-*, S-*, D-*, V-*.json)
+  python3 bench/device/ws1_stats.py variants DIR ROUNDS model:dtype ...  (R-*, S-*, D-*, V-*, F-*.json)
 """
 import gzip, json, math, statistics, sys
 
@@ -63,11 +63,12 @@ def main(argv):
             if n >= 4 and (q := paired(r, s)):
                 print(f"{'':22} paired scale/run {q[0]:+.1f}% [95% CI {q[1]:+.1f}%, {q[2]:+.1f}%] over {q[3]} pairs")
         else:
-            v = {k: [median_step(f"{d}/{k}-{m}-{p}-{i}.json") for i in range(1, n + 1)] for k in "RSDV"}
-            for k in "RSDV":
+            v = {k: [median_step(f"{d}/{k}-{m}-{p}-{i}.json") for i in range(1, n + 1)] for k in "RSDVF"}
+            v = {k: xs for k, xs in v.items() if any(xs)}  # the variants that ran
+            for k in v:
                 print(f"{m} {p} {k}: {ms(v[k])} ms")
-            for k in "SDV":
-                q = paired(v["R"], v[k])
+            for k in (k for k in v if k != "R"):
+                q = paired(v.get("R", []), v[k])
                 if q is None:
                     continue
                 print(f"{m} {p} {k}/R: {q[0]:+.1f}% [95% CI {q[1]:+.1f}%, {q[2]:+.1f}%] over {q[3]} rounds")
