@@ -5,6 +5,8 @@ ratios, Student t): processes taken seconds apart share the host's state, which 
 
   python3 bench/device/ws1_stats.py match DIR PAIRS model:dtype ...      (run-*.json, scale-*.json)
   python3 bench/device/ws1_stats.py variants DIR ROUNDS model:dtype ...  (R-*, S-*, D-*, V-*, F-*.json)
+  python3 bench/device/ws1_stats.py pool model:dtype DIR:match:N DIR:variants:N ...
+                                     (scale/run over the pairs of several calls together)
 """
 import gzip, json, math, statistics, sys
 
@@ -47,7 +49,25 @@ def ms(xs):
     return " ".join("-" if x is None else f"{1e3 * x:.3f}" for x in xs)
 
 
+def pairs_in(d, kind, n, m, p):
+    """(run, scale) medians of one call's folder: ws1-match.sh's pairs or ws1-variants.sh's R and S."""
+    names = ("run", "scale") if kind == "match" else ("R", "S")
+    return ([median_step(f"{d}/{names[0]}-{m}-{p}-{i}.json") for i in range(1, n + 1)],
+            [median_step(f"{d}/{names[1]}-{m}-{p}-{i}.json") for i in range(1, n + 1)])
+
+
 def main(argv):
+    if argv[0] == "pool":
+        m, p = argv[1].split(":")
+        r, s = [], []
+        for spec in argv[2:]:
+            d, kind, n = spec.rsplit(":", 2)
+            a, b = pairs_in(d, kind, int(n), m, p)
+            r += a
+            s += b
+        q = paired(r, s)
+        print(f"{m} {p} scale/run over {q[3]} pairs: {q[0]:+.1f}% [95% CI {q[1]:+.1f}%, {q[2]:+.1f}%]")
+        return
     mode, d, n, cases = argv[0], argv[1], int(argv[2]), argv[3:]
     for md in cases:
         m, p = md.split(":")
