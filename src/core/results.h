@@ -146,6 +146,8 @@ struct CaseResult {
   bool synthetic_data = false;
   std::string optimizer;        // e.g. "adam (fused ATen kernel)"
   std::string pipeline;         // "staged on the device" or the data pipeline's workers
+  std::string numerics;         // a choice of numerics beyond the precision's usual one, else ""
+                                // (bert-base: "residual stream in bfloat16"; TrainingTask::numerics_description)
 
   // Data pipeline (--workers): per sample, the seconds per step spent waiting for input.
   std::vector<double> data_wait_samples;

@@ -31,6 +31,7 @@ class DataParallelTask final : public TrainingTask {
   std::string data_source() const override { return inner_->data_source(); }
   bool synthetic_data() const override { return inner_->synthetic_data(); }
   std::string optimizer_description() const override { return inner_->optimizer_description(); }
+  std::string numerics_description() const override { return inner_->numerics_description(); }
   std::vector<at::Tensor> trainable_parameters() override { return inner_->trainable_parameters(); }
   bool supports_phases() const override { return false; }
 

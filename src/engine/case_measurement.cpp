@@ -133,6 +133,7 @@ class CaseMeasurement {
     r_.synthetic_data = task_->synthetic_data();
     r_.optimizer = task_->optimizer_description();
     r_.pipeline = task_->pipeline_description();
+    r_.numerics = task_->numerics_description();
     phases_ = settings_.phases && task_->supports_phases();
     r_.loss_before = task_->evaluation_loss();
     if (!std::isfinite(r_.loss_before)) throw CaseError("the initial loss is not finite");

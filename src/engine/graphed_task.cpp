@@ -40,6 +40,7 @@ class GraphedTask final : public TrainingTask {
     return task_->optimizer_description() + "; the whole step replayed as one CUDA graph";
   }
   double take_data_wait_s() override { return task_->take_data_wait_s(); }
+  std::string numerics_description() const override { return task_->numerics_description(); }
   std::int64_t device_operations_per_step() const override { return graph_->device_operations(); }
   std::string pipeline_description() const override {
     return task_->pipeline_description() + ", copied into the graph's static inputs";

@@ -364,6 +364,7 @@ std::string render_terminal_report(const RunResult& run) {
     if (const auto u = utilisation_note(c); !u.empty()) notes.push_back(u);
     if (c.device_clock_ratio && std::abs(*c.device_clock_ratio - 1) > 0.02)
       notes.push_back(fmt::format("device clock {:.1f}% of the host's", 100 * *c.device_clock_ratio));
+    if (!c.numerics.empty()) notes.push_back(c.numerics);
     if (loss_rose(c)) notes.push_back("LOSS ROSE");
     if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
     if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));

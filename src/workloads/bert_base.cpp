@@ -279,6 +279,8 @@ class BertBaseWorkload final : public Workload {
     adamw.weight_decay = 0.01;
     adamw.decoupled_weight_decay = true;
     auto task = make_module_task(module, forward, o, produce, source, synthetic, adamw);
+    if ((o.dtype == "bfloat16" || o.dtype == "float16") && low_precision_residual())
+      task->describe_numerics(fmt::format("residual stream in {}", o.dtype));
     // Linear warm-up from 0 over warmup_steps (10) of 1,000 steps, then linear decay to 0 (cycling after that).
     task->use_schedule(schedule_for(o, LrSchedule{.peak = 2e-5,
                                                   .warmup_steps = o.warmup_steps,

@@ -56,6 +56,8 @@ class ModuleTask final : public TrainingTask {
   }
   double take_data_wait_s() override;
   std::string pipeline_description() const override;
+  std::string numerics_description() const override { return numerics_; }
+  void describe_numerics(std::string text) { numerics_ = std::move(text); }
 
   void enter_graph_mode() override;
   void prepare_replay() override;
@@ -66,6 +68,7 @@ class ModuleTask final : public TrainingTask {
   StagedBatch next_batch();   // the next staged batch, or the pipeline's
   void update_parameters();   // the optimizer step (through the loss scaler in float16)
   void count_step();          // the step count and the learning rate of the next update
+  std::string numerics_;  // numerics_description()
   std::shared_ptr<torch::nn::Module> module_;
   Forward forward_;
   StagedData data_;

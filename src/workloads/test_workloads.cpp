@@ -73,6 +73,7 @@ class SyncingTask final : public TrainingTask {
   std::string data_source() const override { return inner_->data_source(); }
   bool synthetic_data() const override { return inner_->synthetic_data(); }
   std::string optimizer_description() const override { return inner_->optimizer_description(); }
+  std::string numerics_description() const override { return inner_->numerics_description(); }
   void enter_graph_mode() override { inner_->enter_graph_mode(); }
   void prepare_replay() override { inner_->prepare_replay(); }
   at::Tensor captured_step() override {

@@ -74,6 +74,11 @@ class TrainingTask {
   virtual std::string data_source() const = 0;
   virtual bool synthetic_data() const = 0;
   virtual std::string optimizer_description() const = 0;
+  // A choice of numerics beyond what the precision usually means ("" for none): bert-base under
+  // bfloat16/float16 autocast keeps its residual stream in 16 bits, where autocast's own rule makes
+  // it float32 ("residual stream in bfloat16"). Said beside the case so that no one compares it with
+  // a plain autocast run unknowingly.
+  virtual std::string numerics_description() const { return {}; }
 
   virtual at::Tensor step() {
     auto loss = forward_loss();

@@ -106,6 +106,9 @@ TEST(RealWorkloads, BertResidualStreamStaysInTheAutocastPrecision) {
     auto seen = layer_norm_input_dtypes(*t);
     ::unsetenv("ACCELBENCH_BERT_FP32_RESIDUAL");
     EXPECT_TRUE(std::isfinite(t->evaluation_loss()));
+    // and the case says so: "residual stream in bfloat16" where the stream is 16-bit, else nothing
+    EXPECT_EQ(t->numerics_description(),
+              dtype != "float32" && std::string(fp32_stream) == "0" ? "residual stream in " + dtype : "");
     return seen;
   };
   const auto low = dtypes("0", "bfloat16");

@@ -52,6 +52,22 @@ TEST(ResultsJson, RoundTrip) {
   EXPECT_EQ(back.context.devices.at(0).name, "Test CPU");
 }
 
+// A case's choice of numerics (bert-base's 16-bit residual stream) goes through the JSON and is
+// said in the case's notes; a case without one says nothing.
+TEST(ResultsJson, NumericsTravelAndAreSaid) {
+  RunResult run;
+  run.cases = {make_case("bert-base", "cuda:0", 0.34), make_case("mlp", "cuda:0", 0.001)};
+  run.cases[0].spec.dtype = "bfloat16";
+  run.cases[0].numerics = "residual stream in bfloat16";
+  const nlohmann::json j = run;
+  EXPECT_EQ(j["cases"][0]["numerics"], "residual stream in bfloat16");
+  EXPECT_EQ(j["cases"][1]["numerics"], "");
+  EXPECT_EQ(j.get<RunResult>().cases[0].numerics, "residual stream in bfloat16");
+  const auto text = render_terminal_report(run);
+  EXPECT_EQ(text.find("residual stream"), text.rfind("residual stream")) << text;  // once: bert-base's row
+  EXPECT_NE(text.find("residual stream in bfloat16"), std::string::npos) << text;
+}
+
 TEST(ResultsJson, RejectsOtherSchemas) {
   nlohmann::json j{{"schema", "something/2"}};
   EXPECT_THROW(j.get<RunResult>(), std::runtime_error);
