@@ -215,6 +215,21 @@ void to_json(json& j, const CaseResult& v) {
   }
   if (v.telemetry) j["telemetry"] = *v.telemetry;
 }
+namespace {
+// The case's "utilisation" object (its share of the device's ceiling and the verdict), if any.
+void utilisation_from_json(const json& j, CaseResult& v) {
+  const auto u = j.find("utilisation");
+  if (u == j.end() || !u->is_object()) return;
+  get_optional(*u, "ceiling_flops_per_s", v.ceiling_flops_per_s);
+  get_if(*u, "ceiling_measured_utc", v.ceiling_measured_utc);
+  get_if(*u, "ceiling_precision", v.ceiling_precision);
+  get_optional(*u, "share_of_ceiling", v.ceiling_share);
+  get_if(*u, "bound", v.bound);
+  get_if(*u, "evidence", v.bound_evidence);
+  get_if(*u, "device_operations_per_step", v.device_operations_per_step);
+}
+}  // namespace
+
 void from_json(const json& j, CaseResult& v) {
   from_json(j, v.spec);
   std::string status = "ok";
@@ -243,15 +258,7 @@ void from_json(const json& j, CaseResult& v) {
   }
   get_if(j, "train_flops_per_sample", v.train_flops_per_sample);
   get_if(j, "achieved_flops_per_s", v.achieved_flops_per_s);
-  if (auto u = j.find("utilisation"); u != j.end() && u->is_object()) {
-    get_optional(*u, "ceiling_flops_per_s", v.ceiling_flops_per_s);
-    get_if(*u, "ceiling_measured_utc", v.ceiling_measured_utc);
-    get_if(*u, "ceiling_precision", v.ceiling_precision);
-    get_optional(*u, "share_of_ceiling", v.ceiling_share);
-    get_if(*u, "bound", v.bound);
-    get_if(*u, "evidence", v.bound_evidence);
-    get_if(*u, "device_operations_per_step", v.device_operations_per_step);
-  }
+  utilisation_from_json(j, v);
   get_if(j, "loss_before", v.loss_before);
   get_if(j, "loss_after", v.loss_after);
   get_if(j, "parameter_count", v.parameter_count);
