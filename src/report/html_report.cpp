@@ -448,6 +448,7 @@ std::string render_html_report(const ReportSource& src) {
       if (c.device_busy_fraction)
         notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
                                     c.launch_bound ? ": LAUNCH-BOUND" : ""));
+      if (!c.numerics.empty()) notes.push_back(c.numerics);
       if (loss_rose(c)) notes.push_back("LOSS ROSE");
       t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
                    format_seconds_short(c.stats.median),

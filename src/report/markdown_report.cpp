@@ -134,6 +134,7 @@ std::string render_markdown_report(const ReportSource& src) {
       if (!c.warmup_stable) notes.push_back("warm-up not stable");
       if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
       if (c.synthetic_data) notes.push_back("synthetic data");
+      if (!c.numerics.empty()) notes.push_back(c.numerics);
       t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
                     std::to_string(c.spec.threads), format_seconds_short(c.stats.median),
                     // One sample has no interval: "-", as the terminal table

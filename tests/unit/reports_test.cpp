@@ -471,6 +471,20 @@ TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   }
 }
 
+// A case's choice of numerics (bert-base's 16-bit residual stream) is in the Markdown and HTML
+// reports' notes too; a run without one says nothing of it.
+TEST(Reports, NumericsAreSaidInMarkdownAndHtml) {
+  ReportSource src;
+  src.name = "test";
+  src.run = mixed_precision_run();
+  src.run.cases[3].numerics = "residual stream in bfloat16";
+  EXPECT_NE(render_markdown_report(src).find("residual stream in bfloat16"), std::string::npos);
+  EXPECT_NE(render_html_report(src).find("residual stream in bfloat16"), std::string::npos);
+  src.run.cases[3].numerics.clear();
+  EXPECT_EQ(render_markdown_report(src).find("residual stream"), std::string::npos);
+  EXPECT_EQ(render_html_report(src).find("residual stream"), std::string::npos);
+}
+
 // A run of two precisions: the first table of the Markdown and HTML reports has a row per model and
 // precision, each with its own precision's speed-up (it showed float32's 5x on both rows), the CSV's
 // speed-up cells are the row's own precision's, and the HTML chart's bars name their precision.
