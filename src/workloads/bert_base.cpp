@@ -54,11 +54,10 @@ bool fused_qkv() { return env_switch("ACCELBENCH_BERT_FUSED_QKV", false); }
 bool low_precision_residual() { return !env_switch("ACCELBENCH_BERT_FP32_RESIDUAL", false); }
 
 // The low precision of the stream: autocast's dtype where autocast is on for `t`'s device with a
-// 16-bit dtype and the switch above allows it, else nullopt (float32 training: nothing changes).
+// 16-bit dtype, else nullopt (float32 training: nothing changes).
 std::optional<at::ScalarType> stream_precision(const at::Tensor& t) {
   const auto type = t.device().type();
-  if (!low_precision_residual() || !at::autocast::is_autocast_available(type) || !at::autocast::is_autocast_enabled(type))
-    return std::nullopt;
+  if (!at::autocast::is_autocast_available(type) || !at::autocast::is_autocast_enabled(type)) return std::nullopt;
   const auto dtype = at::autocast::get_autocast_dtype(type);
   if (dtype != at::kBFloat16 && dtype != at::kHalf) return std::nullopt;
   return dtype;
@@ -123,9 +122,10 @@ struct BertLayerImpl : nn::Module {
 TORCH_MODULE(BertLayer);
 
 struct BertClassifierImpl : nn::Module {
-  BertClassifierImpl(double dropout_p, bool checkpoint_layers)
+  BertClassifierImpl(double dropout_p, bool checkpoint_layers, bool low_precision_stream)
       : p_drop(dropout_p),
         checkpoint(checkpoint_layers),
+        low_stream(low_precision_stream),
         words(register_module("word_embeddings", nn::Embedding(kVocab, kHidden))),
         positions(register_module("position_embeddings", nn::Embedding(kPositions, kHidden))),
         types(register_module("token_type_embeddings", nn::Embedding(kTypes, kHidden))),
@@ -147,7 +147,7 @@ struct BertClassifierImpl : nn::Module {
     auto pos = torch::arange(S, ids.options());
     auto h = words(ids) + positions(pos).unsqueeze(0) + types(torch::zeros_like(ids));
     h = emb_norm(h);  // float32, as autocast runs it
-    if (const auto low = stream_precision(h)) h = h.to(*low);  // the residual stream in 16 bits from here
+    if (const auto low = low_stream ? stream_precision(h) : std::nullopt) h = h.to(*low);  // the residual stream in 16 bits from here
     h = F::dropout(h, F::DropoutFuncOptions().p(p_drop).training(is_training()));
     const auto attend = mask.to(torch::kBool).view({ids.size(0), 1, 1, S});
     for (auto& l : layers) {
@@ -161,6 +161,7 @@ struct BertClassifierImpl : nn::Module {
   }
   double p_drop;
   bool checkpoint;  // recompute each layer in the backward pass (gradient checkpointing)
+  bool low_stream;  // the residual stream in autocast's 16-bit dtype (low_precision_residual(), read once)
   nn::Embedding words, positions, types;
   nn::LayerNorm emb_norm;
   std::vector<BertLayer> layers;
@@ -258,7 +259,8 @@ class BertBaseWorkload final : public Workload {
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
     torch::manual_seed(o.inputs.seed);
-    auto net = BertClassifier(o.dropout ? kDropout : 0.0, o.checkpoint);
+    const bool low_stream = low_precision_residual();  // read once: the model and its numerics note agree
+    auto net = BertClassifier(o.dropout ? kDropout : 0.0, o.checkpoint, low_stream);
     net->to(o.device);
     BatchProducer produce;
     std::string source;
@@ -279,7 +281,7 @@ class BertBaseWorkload final : public Workload {
     adamw.weight_decay = 0.01;
     adamw.decoupled_weight_decay = true;
     auto task = make_module_task(module, forward, o, produce, source, synthetic, adamw);
-    if ((o.dtype == "bfloat16" || o.dtype == "float16") && low_precision_residual())
+    if ((o.dtype == "bfloat16" || o.dtype == "float16") && low_stream)
       task->describe_numerics(fmt::format("residual stream in {}", o.dtype));
     // Linear warm-up from 0 over warmup_steps (10) of 1,000 steps, then linear decay to 0 (cycling after that).
     task->use_schedule(schedule_for(o, LrSchedule{.peak = 2e-5,
