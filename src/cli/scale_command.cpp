@@ -28,7 +28,7 @@ struct ScaleFlags {
   std::int64_t batch_size = 64;
   double bucket_mb = 25, max_time_s = 20, ci_target = 0.02, collective_timeout_s = 120;
   std::size_t min_samples = 10;
-  bool from_env = false, bucket_views = false;
+  bool from_env = false, bucket_views = false, overhead = false;
 };
 
 std::vector<int> parse_world_sizes(const std::string& text) {
@@ -55,6 +55,7 @@ ScaleRankRequest make_request(const ScaleFlags& f, const std::string& dtype) {
   r.batch_size = f.batch_size;
   r.bucket_mb = f.bucket_mb;
   r.bucket_views = f.bucket_views;
+  r.overhead = f.overhead;
   r.collective_timeout_s = f.collective_timeout_s;
   r.options.settings.stopping.ci_target = f.ci_target;
   r.options.settings.stopping.min_samples = f.min_samples;
@@ -132,9 +133,10 @@ void add_scale_command(CLI::App& app, Action& action) {
   cmd->add_option("--dtype", f->dtypes, "Precisions, a comma list (float32, bfloat16, ...)");
   cmd->add_option("--batch-size", f->batch_size, "Batch per GPU (default 64)");
   cmd->add_option("--bucket-mb", f->bucket_mb, "Gradient bucket size in MiB (default 25, as DDP)");
-  cmd->add_flag("--bucket-views", f->bucket_views,
-                "Gradients as views of the buckets (DDP's gradient_as_bucket_view: one copy of the gradients less in "
-                "memory, an accumulation per parameter). Default: each full bucket filled by one multi-tensor copy");
+  cmd->add_flag("--bucket-views", f->bucket_views, "Gradients as views of the buckets (DDP's gradient_as_bucket_view: "
+                "a gradient copy less in memory). Default: each full bucket filled by one multi-tensor copy");
+  cmd->add_flag("--overhead", f->overhead, "Also train a copy of the model without data parallelism on each GPU, a "
+                "sample in turn with each data-parallel one: what data parallelism costs the step, paired (memory x2)");
   cmd->add_option("--max-time", f->max_time_s, "Seconds of sampling per world size at most (default 20)");
   cmd->add_option("--ci-target", f->ci_target, "Relative half-width of the median's 95% CI to stop at (default 0.02)");
   cmd->add_option("--min-samples", f->min_samples, "Samples at least (default 10)");

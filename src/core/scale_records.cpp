@@ -78,6 +78,8 @@ ScalePoint summarize_scale_point(int world_size, std::vector<RankMeasurement> ra
   }
   const auto& sr = p.ranks[static_cast<std::size_t>(p.slowest_rank)];
   p.samples_per_s = static_cast<double>(world_size * batch_size) / p.step.median;
+  if (sr.baseline_samples.size() == sr.samples.size() && sr.samples.size() >= 2)
+    p.overhead = paired_ratio(sr.samples, sr.baseline_samples);
   if (!sr.comm_samples.empty()) {
     p.comm_s = median_of_samples(sr.comm_samples);
     p.comm_share = *p.comm_s / p.step.median;
@@ -100,6 +102,13 @@ void add_efficiency(ScalePoint& p, const ScalePoint& one) {
 
 void add_advice(ScaleResult& r) {
   for (const auto& p : r.points) {
+    if (p.error.empty() && p.overhead && p.overhead->low > 1.03)
+      r.advice.push_back(fmt::format(
+          "{} GPU{}: data parallelism adds {:+.0f}% [{:+.0f}, {:+.0f}] to the step against the same step without it{}",
+          p.world_size, p.world_size == 1 ? "" : "s", 100 * (p.overhead->ratio - 1), 100 * (p.overhead->low - 1),
+          100 * (p.overhead->high - 1),
+          p.world_size == 1 ? " (with no other rank to wait for: the reducer's host work, hooks, bucket copies and "
+                              "all-reduce launches; a larger batch per GPU spreads it)" : ""));
     if (p.world_size < 2 || !p.error.empty()) continue;
     const double eff = p.efficiency ? p.efficiency->ratio : 1.0;
     const double share = p.comm_share.value_or(0);
@@ -143,13 +152,19 @@ std::string format_scale_table(const ScaleResult& r) {
                        p.comm_share ? fmt::format("{:.1f}%", 100 * *p.comm_share) : std::string("-"), gbs(p.busbw_step_gbs),
                        gbs(p.busbw_bare_gbs));
   }
+  for (const auto& p : r.points)
+    if (p.error.empty() && p.overhead)
+      out += fmt::format("{} GPU{}: the data-parallel step is {:+.1f}% [{:+.1f}, {:+.1f}] against the same step without "
+                         "data parallelism (rank {}, {} samples of each in turn)\n", p.world_size, p.world_size == 1 ? "" : "s",
+                         100 * (p.overhead->ratio - 1), 100 * (p.overhead->low - 1), 100 * (p.overhead->high - 1),
+                         p.slowest_rank, p.step.n);
   for (const auto& a : r.advice) out += "advice: " + a + "\n";
   return out;
 }
 
 void to_json(nlohmann::json& j, const ScaleRankRequest& v) {
   j = {{"workload", v.workload}, {"dtype", v.dtype}, {"batch_size", v.batch_size}, {"bucket_mb", v.bucket_mb},
-       {"bucket_views", v.bucket_views}, {"collective_timeout_s", v.collective_timeout_s}, {"options", v.options}};
+       {"bucket_views", v.bucket_views}, {"overhead", v.overhead}, {"collective_timeout_s", v.collective_timeout_s}, {"options", v.options}};
 }
 void from_json(const nlohmann::json& j, ScaleRankRequest& v) {
   j.at("workload").get_to(v.workload);
@@ -157,6 +172,7 @@ void from_json(const nlohmann::json& j, ScaleRankRequest& v) {
   j.at("batch_size").get_to(v.batch_size);
   j.at("bucket_mb").get_to(v.bucket_mb);
   v.bucket_views = j.value("bucket_views", false);
+  v.overhead = j.value("overhead", false);
   j.at("collective_timeout_s").get_to(v.collective_timeout_s);
   j.at("options").get_to(v.options);
 }
@@ -164,6 +180,7 @@ void from_json(const nlohmann::json& j, ScaleRankRequest& v) {
 void to_json(nlohmann::json& j, const RankMeasurement& v) {
   j = {{"rank", v.rank}, {"world_size", v.world_size}, {"local_rank", v.local_rank}, {"device", v.device},
        {"device_name", v.device_name}, {"backend", v.backend}, {"samples_s", v.samples}, {"comm_samples_s", v.comm_samples},
+       {"baseline_samples_s", v.baseline_samples}, {"reducer_host_s", v.reducer_host_s},
        {"steps_per_sample", v.steps_per_sample}, {"warmup_steps", v.warmup_steps}, {"parameter_count", v.parameter_count},
        {"gradient_bytes", v.gradient_bytes}, {"bucket_bytes", v.bucket_bytes},
        {"buckets_launched_in_backward", v.buckets_launched_in_backward}, {"bare_allreduce_s", v.bare_allreduce_s},
@@ -179,6 +196,8 @@ void from_json(const nlohmann::json& j, RankMeasurement& v) {
   v.backend = j.value("backend", "");
   v.samples = j.value("samples_s", std::vector<double>{});
   v.comm_samples = j.value("comm_samples_s", std::vector<double>{});
+  v.baseline_samples = j.value("baseline_samples_s", std::vector<double>{});
+  v.reducer_host_s = j.value("reducer_host_s", 0.0);
   v.steps_per_sample = j.value("steps_per_sample", 1);
   v.warmup_steps = j.value("warmup_steps", 0);
   v.parameter_count = j.value("parameter_count", std::int64_t{0});
@@ -199,6 +218,7 @@ void to_json(nlohmann::json& j, const ScalePoint& v) {
   j["step_s"] = v.step;
   j["samples_per_s"] = v.samples_per_s;
   if (v.efficiency) j["efficiency"] = {{"ratio", v.efficiency->ratio}, {"low", v.efficiency->low}, {"high", v.efficiency->high}};
+  if (v.overhead) j["overhead"] = {{"ratio", v.overhead->ratio}, {"low", v.overhead->low}, {"high", v.overhead->high}};
   if (v.comm_s) j["allreduce_s_per_step"] = *v.comm_s;
   if (v.comm_share) j["allreduce_share"] = *v.comm_share;
   if (v.busbw_step_gbs) j["busbw_step_gbs"] = *v.busbw_step_gbs;

@@ -35,6 +35,9 @@ struct ScaleRankRequest {
   std::int64_t batch_size = 64;     // per GPU
   double bucket_mb = 25;            // gradient bucket size (DDP's bucket_cap_mb)
   bool bucket_views = false;        // gradients as views of the buckets (DDP's gradient_as_bucket_view)
+  // Also step a second copy of the model without data parallelism on each rank's GPU, a sample of it
+  // in turn with each data-parallel sample: what data parallelism costs the step, paired.
+  bool overhead = false;
   double collective_timeout_s = 120;
   MeasureOptions options;           // inputs and the stopping rule
 };
@@ -45,6 +48,8 @@ struct RankMeasurement {
   std::string device, device_name, backend;
   std::vector<double> samples;        // seconds per training step
   std::vector<double> comm_samples;   // device seconds of the all-reduces of one step (steps after the sampling, timing on)
+  std::vector<double> baseline_samples;  // overhead: seconds per step without data parallelism, [i] taken beside samples[i]
+  double reducer_host_s = 0;          // host seconds a step spent in the reducer (hooks, copies' and all-reduces' launches, waits)
   int steps_per_sample = 1, warmup_steps = 0;
   std::int64_t parameter_count = 0, gradient_bytes = 0;
   std::vector<std::int64_t> bucket_bytes;
@@ -64,6 +69,8 @@ struct ScalePoint {
   Summary step;                       // the slowest rank's step time (seconds)
   double samples_per_s = 0;           // world_size x batch / slowest median step
   std::optional<RatioEstimate> efficiency;  // weak scaling: samples/s at N / (N x samples/s at 1)
+  // overhead: the slowest rank's data-parallel step / its step without data parallelism (paired_ratio)
+  std::optional<RatioEstimate> overhead;
   std::optional<double> comm_s;       // all-reduce device seconds per step (slowest rank's median)
   std::optional<double> comm_share;   // comm_s / step
   std::optional<double> busbw_step_gbs, busbw_bare_gbs;  // nccl-tests: algbw x 2(n-1)/n, GB/s

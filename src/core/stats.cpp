@@ -131,4 +131,20 @@ RatioEstimate ratio_of_medians(std::span<const double> numerator, std::span<cons
   return r;
 }
 
+RatioEstimate paired_ratio(std::span<const double> numerator, std::span<const double> denominator, double confidence) {
+  if (numerator.size() != denominator.size() || numerator.size() < 2)
+    throw std::invalid_argument("a paired ratio needs two or more pairs");
+  std::vector<double> logs;
+  for (std::size_t i = 0; i < numerator.size(); ++i) {
+    if (!(numerator[i] > 0) || !(denominator[i] > 0)) throw std::invalid_argument("a paired ratio of a non-positive sample");
+    logs.push_back(std::log(numerator[i] / denominator[i]));
+  }
+  const double n = static_cast<double>(logs.size());
+  const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / n;
+  double ss = 0;
+  for (double x : logs) ss += (x - mean) * (x - mean);
+  const double half = t_quantile(0.5 + confidence / 2.0, n - 1.0) * std::sqrt(ss / (n - 1.0) / n);
+  return RatioEstimate{.ratio = std::exp(mean), .low = std::exp(mean - half), .high = std::exp(mean + half)};
+}
+
 }  // namespace accelbench

@@ -42,5 +42,10 @@ struct RatioEstimate {
 // median(numerator) / median(denominator), with a percentile bootstrap CI (deterministic seed).
 RatioEstimate ratio_of_medians(std::span<const double> numerator, std::span<const double> denominator,
                                double confidence = 0.95, int resamples = 2000, std::uint64_t seed = 12345);
+// Paired samples, numerator[i] taken beside denominator[i] so that what drifts from pair to pair
+// cancels: the geometric mean of the ratios, with the Student t interval of the mean log ratio.
+// Throws std::invalid_argument unless both have the same size, at least 2, all positive.
+RatioEstimate paired_ratio(std::span<const double> numerator, std::span<const double> denominator,
+                           double confidence = 0.95);
 
 }  // namespace accelbench

@@ -5,9 +5,25 @@
 #include <torch/csrc/autograd/variable.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <stdexcept>
 
 namespace accelbench {
+
+namespace {
+// Adds the host time of its scope to a total.
+class HostTimer {
+ public:
+  explicit HostTimer(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~HostTimer() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  HostTimer(const HostTimer&) = delete;
+  HostTimer& operator=(const HostTimer&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+}  // namespace
 
 std::vector<std::vector<std::size_t>> assign_buckets(const std::vector<std::int64_t>& param_bytes,
                                                      std::int64_t bucket_bytes, std::int64_t first_bucket_bytes) {
@@ -94,6 +110,7 @@ bool GradientReducer::grad_is_view(std::size_t i) const {
 void GradientReducer::on_accumulated(std::size_t i) {
   torch::NoGradGuard no_grad;
   std::lock_guard lock(mutex_);
+  HostTimer timer(host_s_);
   auto& bucket = buckets_[bucket_of_[i]];
   auto& p = params_[i];
   // copied: autograd's own gradient stays the .grad until the bucket's launch copies it in.
@@ -153,6 +170,7 @@ void GradientReducer::launch(std::size_t b) {
 void GradientReducer::finish() {
   torch::NoGradGuard no_grad;
   std::lock_guard lock(mutex_);
+  HostTimer timer(host_s_);
   finishing_ = true;
   for (; next_launch_ < buckets_.size(); ++next_launch_) {  // parameters with no gradient: zeros
     for (const auto i : plan_[next_launch_]) {
@@ -186,6 +204,7 @@ void GradientReducer::rebind_and_zero() {
   if (layout_ == GradientLayout::copied) return;
   torch::NoGradGuard no_grad;
   std::lock_guard lock(mutex_);
+  HostTimer timer(host_s_);
   for (auto& bucket : buckets_) bucket.flat.zero_();
   for (std::size_t i = 0; i < params_.size(); ++i)
     if (!grad_is_view(i)) params_[i].mutable_grad() = views_[i];

@@ -67,6 +67,9 @@ class GradientReducer {
   // Device seconds the last finished step's all-reduces ran, once the device has synchronized past
   // them; nullopt where the backend cannot tell.
   std::optional<double> last_step_comm_s();
+  // Host seconds spent in the reducer since it was built (hooks, the copies' and all-reduces'
+  // launches, finish()'s waits, rebind_and_zero()): the part of a launch-bound step it costs.
+  double host_seconds() const { return host_s_; }
 
  private:
   struct Bucket {
@@ -94,6 +97,7 @@ class GradientReducer {
   int copy_launches_ = 0, last_copy_launches_ = 0;
   GradientLayout layout_;
   bool finishing_ = false;
+  double host_s_ = 0;
   std::vector<std::shared_ptr<CollectiveWork>> last_works_;
   std::mutex mutex_;
 };

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -77,12 +78,14 @@ class ScaleRank {
     m_.gradient_bytes = task_->reducer().total_bytes();
     m_.loss_before = task_->evaluation_loss();
     if (!std::isfinite(m_.loss_before)) throw std::runtime_error("the initial loss is not finite");
+    if (req_.overhead) baseline_ = workload->build(workload_options_for(spec, *device_, req_.options.inputs));
   }
 
-  double timed_steps(int k) {
+  double timed_steps(int k) { return timed_steps(stepper(), k); }
+  double timed_steps(TrainingTask& task, int k) {
     const auto t0 = Clock::now();
     at::Tensor loss;
-    for (int i = 0; i < k; ++i) loss = stepper().step();
+    for (int i = 0; i < k; ++i) loss = task.step();
     device_->synchronize();
     const double s = seconds_since(t0) / k;
     if (!std::isfinite(loss.item<double>())) throw std::runtime_error("the loss became NaN or Inf: training diverged");
@@ -101,24 +104,34 @@ class ScaleRank {
       if (all_ranks_agree(c_, done, device_->torch_device())) break;
     }
     m_.warmup_steps = static_cast<int>(detector.count());
+    if (baseline_)  // no collectives in it: as many steps as the data-parallel one took, 5 to 50
+      for (int i = 0; i < std::clamp(m_.warmup_steps, 5, 50); ++i) timed_steps(*baseline_, 1);
     const double estimate = std::max(detector.recent_median(), 1e-9);
     const double k = std::max(1.0, std::ceil(settings.min_sample_time_s / estimate));
     m_.steps_per_sample = static_cast<int>(broadcast_value(c_, k, 0, device_->torch_device()));
   }
 
-  // Samples until every rank's stopping rule says stop.
+  // Samples until every rank's stopping rule says stop. With a baseline, each sample has one of the
+  // baseline beside it, taken before it and after it in turn (what drifts over the pair cancels).
   void sample() {
     const auto& settings = req_.options.settings;
     AdaptiveStopper stopper(settings.stopping);
     const auto start = Clock::now();
+    const double host_before = task_ ? task_->reducer().host_seconds() : 0;
     while (true) {
+      const bool baseline_first = baseline_ && m_.samples.size() % 2 == 1;
+      if (baseline_first) m_.baseline_samples.push_back(timed_steps(*baseline_, m_.steps_per_sample));
       const double s = timed_steps(m_.steps_per_sample);
+      if (baseline_ && !baseline_first) m_.baseline_samples.push_back(timed_steps(*baseline_, m_.steps_per_sample));
       m_.samples.push_back(s);
       stopper.add(s, seconds_since(start));
       const bool stop = stopper.should_stop() && m_.samples.size() >= settings.floor_samples;
       if (all_ranks_agree(c_, stop, device_->torch_device())) break;
     }
-    if (task_) m_.buckets_launched_in_backward = task_->reducer().launched_during_backward();
+    if (!task_) return;
+    m_.buckets_launched_in_backward = task_->reducer().launched_during_backward();
+    m_.reducer_host_s = (task_->reducer().host_seconds() - host_before) /
+                        static_cast<double>(m_.samples.size() * static_cast<std::size_t>(m_.steps_per_sample));
   }
 
   // The all-reduces' device time per step, from a few more steps with the collectives' timing on
@@ -166,6 +179,7 @@ class ScaleRank {
   std::unique_ptr<Device> device_;
   std::unique_ptr<DataParallelTask> task_;
   std::unique_ptr<TrainingTask> plain_;  // ACCELBENCH_SCALE_WITHOUT_REDUCER=1 only
+  std::unique_ptr<TrainingTask> baseline_;  // overhead: a copy of the workload trained without data parallelism
   TrainingTask& stepper() { return task_ ? static_cast<TrainingTask&>(*task_) : *plain_; }
 };
 }  // namespace

@@ -12,6 +12,7 @@ using accelbench::testing::run_cli;
 TEST(ScaleCli, NotEnoughGpusIsOneLineAndExit2) {
   // 1024 GPUs: more than any machine this test runs on has.
   expect_usage_error("scale --model resnet18 --gpus 1,1024", "scale needs 1024 CUDA GPUs for --gpus, this machine has");
+  expect_usage_error("scale --model resnet18 --gpus 1024 --overhead", "scale needs 1024 CUDA GPUs");
 }
 
 TEST(ScaleCli, BadFlagsAreUsageErrors) {

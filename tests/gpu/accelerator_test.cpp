@@ -215,7 +215,7 @@ TEST(Gpu, SweepCrossoverEndToEnd) {
 // layouts: exit 0, the backend NCCL, and the model trained (the loss fell).
 TEST(Gpu, ScaleWorldSizeOneRunsThroughNccl) {
   REQUIRE_CUDA();
-  for (const std::string layout : {"", " --bucket-views"}) {
+  for (const std::string layout : {"", " --bucket-views", " --overhead"}) {
     const std::string json = ::testing::TempDir() + "scale-ws1.json";
     const std::string cmd = std::string(ACCELBENCH_BIN) + " scale --model mlp --gpus 1 --max-time 2 --min-samples 5" +
                             layout + " --json " + json + " > /dev/null 2>&1";
@@ -229,6 +229,12 @@ TEST(Gpu, ScaleWorldSizeOneRunsThroughNccl) {
     EXPECT_EQ(rank.at("backend").get<std::string>(), "nccl") << layout;
     EXPECT_LT(rank.at("loss_after").get<double>(), rank.at("loss_before").get<double>()) << layout;
     EXPECT_EQ(point.at("error").get<std::string>(), "") << layout;
+    EXPECT_GT(rank.at("reducer_host_s").get<double>(), 0) << layout;
+    // --overhead: a step without data parallelism beside every sample, and their paired ratio.
+    const bool overhead = layout == " --overhead";
+    EXPECT_EQ(rank.at("baseline_samples_s").size(), overhead ? rank.at("samples_s").size() : 0u) << layout;
+    EXPECT_EQ(point.contains("overhead"), overhead) << layout;
+    if (overhead) EXPECT_GT(point.at("overhead").at("ratio").get<double>(), 0.5);
   }
 }
 

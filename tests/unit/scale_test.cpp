@@ -59,6 +59,34 @@ TEST(Scale, EfficiencyAgainstOneGpuWithCi) {
   EXPECT_NE(table.find("80.0%"), std::string::npos) << table;
 }
 
+// --overhead: each data-parallel sample has a baseline sample beside it; the host drifts by 40%
+// across the samples and the paired ratio still reads the 5% that data parallelism costs.
+TEST(Scale, OverheadIsThePairedRatioOfTheSlowestRank) {
+  auto m = rank_with(0, 1, 0.010);
+  for (std::size_t i = 0; i < m.samples.size(); ++i) {
+    const double host = 1.0 + 0.4 * static_cast<double>(i % 4) / 3.0;
+    m.baseline_samples.push_back(0.010 * host * (1 + 0.002 * static_cast<double>(i % 3)));
+    m.samples[i] = 0.0105 * host * (1 + 0.002 * static_cast<double>((i + 1) % 3));
+  }
+  ScaleResult r;
+  r.points.push_back(summarize_scale_point(1, {m}, 64));
+  derive_scaling(r);
+  const auto& p = r.points[0];
+  ASSERT_TRUE(p.overhead);
+  EXPECT_NEAR(p.overhead->ratio, 1.05, 0.002);
+  EXPECT_GT(p.overhead->low, 1.04);
+  EXPECT_LT(p.overhead->high, 1.06);
+  const auto table = format_scale_table(r);
+  EXPECT_NE(table.find("1 GPU: the data-parallel step is +5.0% [+"), std::string::npos) << table;
+  ASSERT_EQ(r.advice.size(), 1u);
+  EXPECT_NE(r.advice[0].find("data parallelism adds +5%"), std::string::npos) << r.advice[0];
+  EXPECT_NEAR(nlohmann::json(p).at("overhead").at("ratio").get<double>(), p.overhead->ratio, 1e-12);
+  // Without baseline samples (no --overhead), or with a count that does not pair: no figure.
+  EXPECT_FALSE(summarize_scale_point(1, {rank_with(0, 1, 0.010)}, 64).overhead);
+  m.baseline_samples.pop_back();
+  EXPECT_FALSE(summarize_scale_point(1, {m}, 64).overhead);
+}
+
 TEST(Scale, AFailedRankIsNamed) {
   auto bad = rank_with(1, 2, 0.01);
   bad.error = "CUDA out of memory";
@@ -75,6 +103,11 @@ TEST(Scale, RankMeasurementJsonRoundTrip) {
   EXPECT_EQ(back.rank, 3);
   EXPECT_EQ(back.samples, m.samples);
   EXPECT_EQ(back.bucket_bytes, m.bucket_bytes);
+  m.baseline_samples = {0.019, 0.018};
+  m.reducer_host_s = 0.0004;
+  const auto back2 = nlohmann::json(m).get<RankMeasurement>();
+  EXPECT_EQ(back2.baseline_samples, m.baseline_samples);
+  EXPECT_EQ(back2.reducer_host_s, 0.0004);
   ScaleRankRequest req;
   req.workload = "resnet18";
   req.bucket_mb = 12.5;
@@ -82,6 +115,9 @@ TEST(Scale, RankMeasurementJsonRoundTrip) {
   EXPECT_FALSE(nlohmann::json(req).get<ScaleRankRequest>().bucket_views);
   req.bucket_views = true;
   EXPECT_TRUE(nlohmann::json(req).get<ScaleRankRequest>().bucket_views);
+  EXPECT_FALSE(nlohmann::json(req).get<ScaleRankRequest>().overhead);
+  req.overhead = true;
+  EXPECT_TRUE(nlohmann::json(req).get<ScaleRankRequest>().overhead);
 }
 
 TEST(Scale, RendezvousFromEnvironment) {
