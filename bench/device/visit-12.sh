@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Twelfth GPU visit (one H200), issue #14's one-GPU item: does world size 1 through NCCL match
+# `run`'s step? Part `overhead` (about 7 minutes):
+# - `ctest -R ScaleWorldSizeOne` (gpu_tests: the three layouts, --overhead's JSON);
+# - `scale --gpus 1 --overhead` for transformer bfloat16 in three processes (10 s of sampling each):
+#   the data-parallel step against the same step without data parallelism, a sample of each in
+#   turn in one process, so that the host's drift (8.5-18 ms within seconds in visit 11) cancels;
+#   then resnet18 bfloat16 and transformer float32, two processes each;
+# - `run` against `scale --gpus 1` (R, S) for transformer bfloat16 in six more rotating rounds
+#   (bench/device/ws1-variants.sh), to pool with visit 11's 23 pairs.
+#   bash bench/device/visit-12.sh overhead
+set -uo pipefail
+part=${1:-overhead}
+export TARGETS="accelbench gpu_tests"
+source bench/device/visit-setup.sh "visit12-$part"
+if [[ $part == overhead ]]; then
+  (cd build-device && timeout 120 ctest -R ScaleWorldSizeOne --output-on-failure > "$d/ctest-ws1.txt" 2>&1; echo "ctest exit $?")
+  tail -3 "$d/ctest-ws1.txt"
+  for md in transformer:bfloat16:3 resnet18:bfloat16:2 transformer:float32:2; do
+    IFS=: read -r m p n <<< "$md"
+    for i in $(seq 1 $n); do
+      timeout 90 $BIN scale --model $m --dtype $p --gpus 1 --batch-size 64 --max-time 10 --overhead \
+        --json "$d/overhead-$m-$p-$i.json" > "$d/overhead-$m-$p-$i.txt" 2>&1
+      echo "overhead $m $p $i: exit $? at $(( $(date +%s) - t0 )) s"
+      grep "data-parallel step" "$d/overhead-$m-$p-$i.txt"
+    done
+  done
+  python3 - "$d" <<'PY'
+import glob, json, statistics, sys
+for f in sorted(glob.glob(sys.argv[1] + "/overhead-*.json")):
+    pt = json.load(open(f))["results"][0]["points"][0]
+    r = pt["ranks"][0]
+    o = pt.get("overhead", {})
+    print(f.rsplit("/", 1)[1], f"dp {1e3 * statistics.median(r['samples_s']):.3f} ms",
+          f"baseline {1e3 * statistics.median(r['baseline_samples_s']):.3f} ms",
+          f"n {len(r['samples_s'])} x {r['steps_per_sample']} steps",
+          f"overhead {100 * (o.get('ratio', 0) - 1):+.2f}% [{100 * (o.get('low', 0) - 1):+.2f}, {100 * (o.get('high', 0) - 1):+.2f}]",
+          f"reducer host {1e6 * r['reducer_host_s']:.0f} us/step")
+PY
+  BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=6 VARIANTS="R S" bash bench/device/ws1-variants.sh
+fi
+echo "visit-12 $part total $(( $(date +%s) - t0 )) s"
