@@ -9,6 +9,11 @@
 # - `run` against `scale --gpus 1` (R, S) for transformer bfloat16 in six more rotating rounds
 #   (bench/device/ws1-variants.sh), to pool with visit 11's 23 pairs.
 #   bash bench/device/visit-12.sh overhead
+# Part `parts` (about 4 minutes): where the reducer's host time goes (the rank's JSON now splits it:
+# copies, all-reduce calls, waits), transformer bfloat16 --overhead, two processes per variant,
+# rotating: A default; B TORCH_NCCL_AVOID_RECORD_STREAMS=1; C --bucket-mb 100 (two buckets, not five);
+# D TORCH_NCCL_CUDA_EVENT_CACHE=1 TORCH_NCCL_ENABLE_MONITORING=0. Everything under $OUT in one tgz.
+#   bash bench/device/visit-12.sh parts
 set -uo pipefail
 part=${1:-overhead}
 export TARGETS="accelbench gpu_tests"
@@ -39,4 +44,36 @@ for f in sorted(glob.glob(sys.argv[1] + "/overhead-*.json")):
 PY
   BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=6 VARIANTS="R S" bash bench/device/ws1-variants.sh
 fi
+if [[ $part == parts ]]; then
+  one() {  # variant round
+    local f="$d/parts-$1-$2" extra=""
+    case $1 in C) extra="--bucket-mb 100" ;; esac
+    case $1 in
+      B) export TORCH_NCCL_AVOID_RECORD_STREAMS=1 ;;
+      D) export TORCH_NCCL_CUDA_EVENT_CACHE=1 TORCH_NCCL_ENABLE_MONITORING=0 ;;
+    esac
+    timeout 90 $BIN scale --model transformer --dtype bfloat16 --gpus 1 --batch-size 64 --max-time 10 --overhead $extra \
+      --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 failed"
+    unset TORCH_NCCL_AVOID_RECORD_STREAMS TORCH_NCCL_CUDA_EVENT_CACHE TORCH_NCCL_ENABLE_MONITORING
+  }
+  vs=(A B C D)
+  for r in 1 2; do
+    k=$(( (r - 1) * 2 % 4 ))
+    for v in "${vs[@]:k}" "${vs[@]:0:k}"; do one $v $r; done
+  done
+  python3 - "$d" <<'PY'
+import glob, json, statistics, sys
+for f in sorted(glob.glob(sys.argv[1] + "/parts-*.json")):
+    pt = json.load(open(f))["results"][0]["points"][0]
+    r = pt["ranks"][0]
+    o = pt.get("overhead", {})
+    h = r.get("reducer_host_parts_s", {})
+    print(f.rsplit("/", 1)[1], f"dp {1e3 * statistics.median(r['samples_s']):.3f} ms",
+          f"base {1e3 * statistics.median(r['baseline_samples_s']):.3f} ms n {len(r['samples_s'])}",
+          f"overhead {100 * (o.get('ratio', 0) - 1):+.2f}% [{100 * (o.get('low', 0) - 1):+.2f}, {100 * (o.get('high', 0) - 1):+.2f}]",
+          f"host {1e6 * r['reducer_host_s']:.0f} us: copies {1e6 * h.get('copies', 0):.0f} allreduce {1e6 * h.get('allreduce_calls', 0):.0f}",
+          f"waits {1e6 * h.get('waits', 0):.0f}, buckets {len(r['bucket_bytes'])}")
+PY
+fi
+(cd "$OUT" && tar czf "visit12-$part.tgz" "visit12-$part" && rm -rf "visit12-$part")
 echo "visit-12 $part total $(( $(date +%s) - t0 )) s"

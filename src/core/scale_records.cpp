@@ -181,6 +181,8 @@ void to_json(nlohmann::json& j, const RankMeasurement& v) {
   j = {{"rank", v.rank}, {"world_size", v.world_size}, {"local_rank", v.local_rank}, {"device", v.device},
        {"device_name", v.device_name}, {"backend", v.backend}, {"samples_s", v.samples}, {"comm_samples_s", v.comm_samples},
        {"baseline_samples_s", v.baseline_samples}, {"reducer_host_s", v.reducer_host_s},
+       {"reducer_host_parts_s", {{"copies", v.reducer_copies_s}, {"allreduce_calls", v.reducer_allreduce_calls_s},
+                                 {"waits", v.reducer_waits_s}}},
        {"steps_per_sample", v.steps_per_sample}, {"warmup_steps", v.warmup_steps}, {"parameter_count", v.parameter_count},
        {"gradient_bytes", v.gradient_bytes}, {"bucket_bytes", v.bucket_bytes},
        {"buckets_launched_in_backward", v.buckets_launched_in_backward}, {"bare_allreduce_s", v.bare_allreduce_s},
@@ -198,6 +200,10 @@ void from_json(const nlohmann::json& j, RankMeasurement& v) {
   v.comm_samples = j.value("comm_samples_s", std::vector<double>{});
   v.baseline_samples = j.value("baseline_samples_s", std::vector<double>{});
   v.reducer_host_s = j.value("reducer_host_s", 0.0);
+  const auto parts = j.value("reducer_host_parts_s", nlohmann::json::object());
+  v.reducer_copies_s = parts.value("copies", 0.0);
+  v.reducer_allreduce_calls_s = parts.value("allreduce_calls", 0.0);
+  v.reducer_waits_s = parts.value("waits", 0.0);
   v.steps_per_sample = j.value("steps_per_sample", 1);
   v.warmup_steps = j.value("warmup_steps", 0);
   v.parameter_count = j.value("parameter_count", std::int64_t{0});

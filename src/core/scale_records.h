@@ -49,7 +49,9 @@ struct RankMeasurement {
   std::vector<double> samples;        // seconds per training step
   std::vector<double> comm_samples;   // device seconds of the all-reduces of one step (steps after the sampling, timing on)
   std::vector<double> baseline_samples;  // overhead: seconds per step without data parallelism, [i] taken beside samples[i]
-  double reducer_host_s = 0;          // host seconds a step spent in the reducer (hooks, copies' and all-reduces' launches, waits)
+  // Host seconds a step spent in the reducer (hooks, launches, waits), and of which: launching the
+  // copies into the buckets, the all-reduce calls, the waits for them.
+  double reducer_host_s = 0, reducer_copies_s = 0, reducer_allreduce_calls_s = 0, reducer_waits_s = 0;
   int steps_per_sample = 1, warmup_steps = 0;
   std::int64_t parameter_count = 0, gradient_bytes = 0;
   std::vector<std::int64_t> bucket_bytes;

@@ -110,7 +110,7 @@ bool GradientReducer::grad_is_view(std::size_t i) const {
 void GradientReducer::on_accumulated(std::size_t i) {
   torch::NoGradGuard no_grad;
   std::lock_guard lock(mutex_);
-  HostTimer timer(host_s_);
+  HostTimer timer(host_.total_s);
   auto& bucket = buckets_[bucket_of_[i]];
   auto& p = params_[i];
   // copied: autograd's own gradient stays the .grad until the bucket's launch copies it in.
@@ -157,12 +157,16 @@ void GradientReducer::launch(std::size_t b) {
       p.mutable_grad() = views_[i];
     }
     if (!slots.empty()) {
+      HostTimer timer(host_.copies_s);
       at::_foreach_copy_(slots, grads);
       copied_ += static_cast<int>(slots.size());
       ++copy_launches_;
     }
   }
-  bucket.work = collectives_.allreduce_sum(bucket.flat);
+  {
+    HostTimer timer(host_.allreduce_calls_s);
+    bucket.work = collectives_.allreduce_sum(bucket.flat);
+  }
   bucket.launched = true;
   if (!finishing_) ++launched_in_backward_;
 }
@@ -170,7 +174,7 @@ void GradientReducer::launch(std::size_t b) {
 void GradientReducer::finish() {
   torch::NoGradGuard no_grad;
   std::lock_guard lock(mutex_);
-  HostTimer timer(host_s_);
+  HostTimer timer(host_.total_s);
   finishing_ = true;
   for (; next_launch_ < buckets_.size(); ++next_launch_) {  // parameters with no gradient: zeros
     for (const auto i : plan_[next_launch_]) {
@@ -183,7 +187,10 @@ void GradientReducer::finish() {
   const double world = static_cast<double>(collectives_.world_size());
   last_works_.clear();
   for (auto& bucket : buckets_) {  // the gradients are views of the buffers: averaged in place
-    bucket.work->wait();
+    {
+      HostTimer timer(host_.waits_s);
+      bucket.work->wait();
+    }
     if (world > 1) bucket.flat.div_(world);
     last_works_.push_back(std::move(bucket.work));
     bucket.filled = 0;
@@ -204,7 +211,7 @@ void GradientReducer::rebind_and_zero() {
   if (layout_ == GradientLayout::copied) return;
   torch::NoGradGuard no_grad;
   std::lock_guard lock(mutex_);
-  HostTimer timer(host_s_);
+  HostTimer timer(host_.total_s);
   for (auto& bucket : buckets_) bucket.flat.zero_();
   for (std::size_t i = 0; i < params_.size(); ++i)
     if (!grad_is_view(i)) params_[i].mutable_grad() = views_[i];

@@ -67,9 +67,14 @@ class GradientReducer {
   // Device seconds the last finished step's all-reduces ran, once the device has synchronized past
   // them; nullopt where the backend cannot tell.
   std::optional<double> last_step_comm_s();
-  // Host seconds spent in the reducer since it was built (hooks, the copies' and all-reduces'
-  // launches, finish()'s waits, rebind_and_zero()): the part of a launch-bound step it costs.
-  double host_seconds() const { return host_s_; }
+  // Host seconds spent in the reducer since it was built: the part of a launch-bound step it costs.
+  struct HostTimes {
+    double total_s = 0;            // the hooks, finish() and rebind_and_zero(), all in
+    double copies_s = 0;           // of which launching the copies into the buckets
+    double allreduce_calls_s = 0;  // of which the all-reduce calls (the process group's host work)
+    double waits_s = 0;            // of which finish()'s waits for the all-reduces
+  };
+  const HostTimes& host_times() const { return host_; }
 
  private:
   struct Bucket {
@@ -97,7 +102,7 @@ class GradientReducer {
   int copy_launches_ = 0, last_copy_launches_ = 0;
   GradientLayout layout_;
   bool finishing_ = false;
-  double host_s_ = 0;
+  HostTimes host_;
   std::vector<std::shared_ptr<CollectiveWork>> last_works_;
   std::mutex mutex_;
 };

@@ -117,7 +117,7 @@ class ScaleRank {
     const auto& settings = req_.options.settings;
     AdaptiveStopper stopper(settings.stopping);
     const auto start = Clock::now();
-    const double host_before = task_ ? task_->reducer().host_seconds() : 0;
+    const auto host_before = task_ ? task_->reducer().host_times() : GradientReducer::HostTimes{};
     while (true) {
       const bool baseline_first = baseline_ && m_.samples.size() % 2 == 1;
       if (baseline_first) m_.baseline_samples.push_back(timed_steps(*baseline_, m_.steps_per_sample));
@@ -130,8 +130,12 @@ class ScaleRank {
     }
     if (!task_) return;
     m_.buckets_launched_in_backward = task_->reducer().launched_during_backward();
-    m_.reducer_host_s = (task_->reducer().host_seconds() - host_before) /
-                        static_cast<double>(m_.samples.size() * static_cast<std::size_t>(m_.steps_per_sample));
+    const auto& host = task_->reducer().host_times();
+    const double steps = static_cast<double>(m_.samples.size()) * m_.steps_per_sample;
+    m_.reducer_host_s = (host.total_s - host_before.total_s) / steps;
+    m_.reducer_copies_s = (host.copies_s - host_before.copies_s) / steps;
+    m_.reducer_allreduce_calls_s = (host.allreduce_calls_s - host_before.allreduce_calls_s) / steps;
+    m_.reducer_waits_s = (host.waits_s - host_before.waits_s) / steps;
   }
 
   // The all-reduces' device time per step, from a few more steps with the collectives' timing on

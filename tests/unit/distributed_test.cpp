@@ -134,6 +134,12 @@ void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout) {
       for (auto& p : params) p.mutable_grad().reset();  // as the optimizer's zero_grad (set to none)
       if (s == 0) reducer.rebind_and_zero();             // step 2: nobody rebinds
     }
+    // The host time it spent, and its parts within it (each launched or waited for at least once).
+    const auto& h = reducer.host_times();
+    if (!(h.allreduce_calls_s > 0 && h.waits_s > 0 && h.copies_s + h.allreduce_calls_s + h.waits_s <= h.total_s))
+      failures[r].push_back(fmt::format("host times: total {} copies {} all-reduce calls {} waits {}", h.total_s,
+                                        h.copies_s, h.allreduce_calls_s, h.waits_s));
+    if (layout == GradientLayout::copied && !(h.copies_s > 0)) failures[r].push_back("no host time in the copies");
   };
   std::thread t1(rank_main, 1);
   rank_main(0);

@@ -105,9 +105,15 @@ TEST(Scale, RankMeasurementJsonRoundTrip) {
   EXPECT_EQ(back.bucket_bytes, m.bucket_bytes);
   m.baseline_samples = {0.019, 0.018};
   m.reducer_host_s = 0.0004;
+  m.reducer_copies_s = 0.0001;
+  m.reducer_allreduce_calls_s = 0.0002;
+  m.reducer_waits_s = 0.00003;
   const auto back2 = nlohmann::json(m).get<RankMeasurement>();
   EXPECT_EQ(back2.baseline_samples, m.baseline_samples);
   EXPECT_EQ(back2.reducer_host_s, 0.0004);
+  EXPECT_EQ(back2.reducer_copies_s, 0.0001);
+  EXPECT_EQ(back2.reducer_allreduce_calls_s, 0.0002);
+  EXPECT_EQ(back2.reducer_waits_s, 0.00003);
   ScaleRankRequest req;
   req.workload = "resnet18";
   req.bucket_mb = 12.5;
