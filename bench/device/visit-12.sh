@@ -14,6 +14,12 @@
 # rotating: A default; B TORCH_NCCL_AVOID_RECORD_STREAMS=1; C --bucket-mb 100 (two buckets, not five);
 # D TORCH_NCCL_CUDA_EVENT_CACHE=1 TORCH_NCCL_ENABLE_MONITORING=0. Everything under $OUT in one tgz.
 #   bash bench/device/visit-12.sh parts
+# Part `thread` (about 7 minutes): the reducer's launch thread (the new default: the hooks only mark
+# gradients ready, a thread of the reducer's launches the copies and all-reduces) against the hooks
+# launching them (ACCELBENCH_REDUCER_IN_HOOKS=1, as before): --overhead for transformer bfloat16 (three
+# rotating rounds of T, H) and resnet18 bfloat16 (two); `run` against `scale --gpus 1` (R, S) in six
+# rotating rounds; `ctest -L gpu`.
+#   bash bench/device/visit-12.sh thread
 set -uo pipefail
 part=${1:-overhead}
 export TARGETS="accelbench gpu_tests"
@@ -74,6 +80,37 @@ for f in sorted(glob.glob(sys.argv[1] + "/parts-*.json")):
           f"host {1e6 * r['reducer_host_s']:.0f} us: copies {1e6 * h.get('copies', 0):.0f} allreduce {1e6 * h.get('allreduce_calls', 0):.0f}",
           f"waits {1e6 * h.get('waits', 0):.0f}, buckets {len(r['bucket_bytes'])}")
 PY
+fi
+if [[ $part == thread ]]; then
+  one() {  # variant model round
+    local f="$d/thread-$1-$2-$3"
+    if [[ $1 == H ]]; then export ACCELBENCH_REDUCER_IN_HOOKS=1; fi
+    timeout 90 $BIN scale --model $2 --dtype bfloat16 --gpus 1 --batch-size 64 --max-time 10 --overhead \
+      --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 $3 failed"
+    unset ACCELBENCH_REDUCER_IN_HOOKS
+  }
+  for r in 1 2 3; do
+    if (( r % 2 )); then one T transformer $r; one H transformer $r; else one H transformer $r; one T transformer $r; fi
+  done
+  for r in 1 2; do
+    if (( r % 2 )); then one T resnet18 $r; one H resnet18 $r; else one H resnet18 $r; one T resnet18 $r; fi
+  done
+  python3 - "$d" <<'PY'
+import glob, json, statistics, sys
+for f in sorted(glob.glob(sys.argv[1] + "/thread-*.json")):
+    pt = json.load(open(f))["results"][0]["points"][0]
+    r = pt["ranks"][0]
+    o = pt.get("overhead", {})
+    h = r.get("reducer_host_parts_s", {})
+    print(f.rsplit("/", 1)[1], r.get("reducer_launch"), f"dp {1e3 * statistics.median(r['samples_s']):.3f} ms",
+          f"base {1e3 * statistics.median(r['baseline_samples_s']):.3f} ms n {len(r['samples_s'])}",
+          f"overhead {100 * (o.get('ratio', 0) - 1):+.2f}% [{100 * (o.get('low', 0) - 1):+.2f}, {100 * (o.get('high', 0) - 1):+.2f}]",
+          f"host {1e6 * r['reducer_host_s']:.0f} us: copies {1e6 * h.get('copies', 0):.0f} allreduce {1e6 * h.get('allreduce_calls', 0):.0f}",
+          f"waits {1e6 * h.get('waits', 0):.0f}, loss {r['loss_before']:.3f} -> {r['loss_after']:.3f}")
+PY
+  BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=6 VARIANTS="R S" bash bench/device/ws1-variants.sh
+  (cd build-device && timeout 150 ctest -L gpu > "$d/ctest-gpu.txt" 2>&1; echo "ctest -L gpu exit $?")
+  tail -4 "$d/ctest-gpu.txt"
 fi
 (cd "$OUT" && tar czf "visit12-$part.tgz" "visit12-$part" && rm -rf "visit12-$part")
 echo "visit-12 $part total $(( $(date +%s) - t0 )) s"
