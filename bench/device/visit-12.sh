@@ -20,6 +20,12 @@
 # rotating rounds of T, H) and resnet18 bfloat16 (two); `run` against `scale --gpus 1` (R, S) in six
 # rotating rounds; `ctest -L gpu`.
 #   bash bench/device/visit-12.sh thread
+# (The launch thread gave nothing and was reverted; part `thread` needs its commit, 2b59c7a.)
+# Part `python` (about 4 minutes): what PyTorch's own DistributedDataParallel costs at world size 1,
+# the same way: bench/python/ddp_scale.py --overhead under torchrun (a copy without DDP, a sample
+# beside each DDP sample), interleaved with `accelbench scale --gpus 1 --overhead`, transformer
+# bfloat16 twice each, resnet18 bfloat16 once each.
+#   bash bench/device/visit-12.sh python
 set -uo pipefail
 part=${1:-overhead}
 export TARGETS="accelbench gpu_tests"
@@ -111,6 +117,23 @@ PY
   BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=6 VARIANTS="R S" bash bench/device/ws1-variants.sh
   (cd build-device && timeout 150 ctest -L gpu > "$d/ctest-gpu.txt" 2>&1; echo "ctest -L gpu exit $?")
   tail -4 "$d/ctest-gpu.txt"
+fi
+if [[ $part == python ]]; then
+  one() {  # who model round
+    local f="$d/python-$1-$2-$3"
+    if [[ $1 == C ]]; then
+      timeout 90 $BIN scale --model $2 --dtype bfloat16 --gpus 1 --batch-size 64 --max-time 10 --overhead \
+        --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 $3 failed"
+      grep "data-parallel step" "$f.txt"
+    else
+      timeout 120 python3 -m torch.distributed.run --standalone --nproc_per_node=1 bench/python/ddp_scale.py \
+        --models $2 --dtypes bfloat16 --batch-size 64 --max-time 10 --overhead --json "$f.json" > "$f.txt" 2>&1 \
+        || { echo "$1 $2 $3 failed"; tail -5 "$f.txt"; }
+      grep "^ddp" "$f.txt"
+    fi
+  }
+  one C transformer 1; one P transformer 1; one P transformer 2; one C transformer 2
+  one P resnet18 1; one C resnet18 1
 fi
 (cd "$OUT" && tar czf "visit12-$part.tgz" "visit12-$part" && rm -rf "visit12-$part")
 echo "visit-12 $part total $(( $(date +%s) - t0 )) s"

@@ -73,6 +73,20 @@ def build(name: str, dev: torch.device, batch: int):
     return model, opt_cls, kw, data, loss
 
 
+def paired_ratio(a, b):
+    """As accelbench's paired_ratio: the geometric mean of a[i]/b[i] with the Student t 95% interval."""
+    import math
+    import statistics
+    logs = [math.log(x / y) for x, y in zip(a, b)]
+    n = len(logs)
+    mean = statistics.mean(logs)
+    dof = n - 1
+    small = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+    q = small[dof] if dof in small else 1.96 + 2.5 / dof  # t(0.975, dof) within 0.3% from 10 on
+    h = q * statistics.stdev(logs) / math.sqrt(n) if n > 1 else float("inf")
+    return {"ratio": math.exp(mean), "low": math.exp(mean - h), "high": math.exp(mean + h), "pairs": n}
+
+
 def agree(flag: bool, dev) -> bool:
     """True when every rank says True."""
     t = torch.tensor([1 if flag else 0], device=dev, dtype=torch.int32)
@@ -98,21 +112,30 @@ def measure_case(name, dtype, a, dev, rank, world):
     amp = DTYPES[dtype]
     it = 0
 
-    def step():
-        nonlocal it
-        b = data[it % NUM_BATCHES]
-        it += 1
-        with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
-            loss = loss_fn(ddp, b)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        return loss
+    def make_step(net, optimizer):
+        def step():
+            nonlocal it
+            b = data[it % NUM_BATCHES]
+            it += 1
+            with torch.autocast("cuda", dtype=amp, enabled=amp is not None):
+                loss = loss_fn(net, b)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            return loss
+        return step
 
-    def timed(k):
+    step = make_step(ddp, opt)
+    plain_step = None
+    if a.overhead:  # as `accelbench scale --overhead`: a copy without DDP, a sample of it beside each
+        plain, _, _, _, _ = build(name, dev, a.batch_size)
+        plain_step = make_step(plain, opt_cls(plain.parameters(), fused=True, **kw))
+
+    def timed(k, stepper=None):
+        stepper = stepper or step
         t0 = time.perf_counter()
         for _ in range(k):
-            loss = step()
+            loss = stepper()
         torch.cuda.synchronize(dev)
         s = (time.perf_counter() - t0) / k
         if not torch.isfinite(loss).item():
@@ -127,16 +150,27 @@ def measure_case(name, dtype, a, dev, rank, world):
         done = stable or (len(warm) >= 5 and time.perf_counter() - t_start > 0.3 * a.max_time)
         if agree(done, dev):
             break
+    if plain_step:
+        for _ in range(max(5, min(len(warm), 50))):
+            timed(1, plain_step)
     k = torch.tensor([max(1, int(0.05 / max(median_sorted(sorted(warm[-5:])), 1e-9)) + 1)], device=dev)
     dist.broadcast(k, 0)
     k = int(k.item())
-    samples, t0 = [], time.perf_counter()
+    samples, baseline, t0 = [], [], time.perf_counter()
     while True:
+        plain_first = plain_step and len(samples) % 2 == 1
+        if plain_first:
+            baseline.append(timed(k, plain_step))
         samples.append(timed(k))
+        if plain_step and not plain_first:
+            baseline.append(timed(k, plain_step))
         if agree(ci_met(samples, a.ci_target, a.min_samples, time.perf_counter() - t0, a.max_time), dev):
             break
     mine = {"rank": rank, "samples_s": samples, "median_step_s": median_sorted(sorted(samples)),
             "warmup_steps": len(warm), "steps_per_sample": k}
+    if baseline:
+        mine["baseline_samples_s"] = baseline
+        mine["overhead"] = paired_ratio(samples, baseline)
     ranks = [None] * world
     dist.all_gather_object(ranks, mine)
     del ddp, opt, model, data
@@ -157,6 +191,8 @@ def main(argv=None) -> int:
     p.add_argument("--min-samples", type=int, default=10)
     p.add_argument("--max-time", type=float, default=20.0, help="seconds of sampling per case")
     p.add_argument("--json", default="")
+    p.add_argument("--overhead", action="store_true",
+                   help="also time a copy without DDP, a sample beside each DDP sample (paired ratio per rank)")
     a = p.parse_args(argv)
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -168,8 +204,11 @@ def main(argv=None) -> int:
             c = measure_case(name, dtype, a, dev, rank, world)
             cases.append(c)
             if rank == 0:
+                o = c["ranks"][c["slowest_rank"]].get("overhead")
+                extra = f", DDP against the same step without it {100 * (o['ratio'] - 1):+.1f}% " \
+                        f"[{100 * (o['low'] - 1):+.1f}, {100 * (o['high'] - 1):+.1f}]" if o else ""
                 print(f"ddp {name} {dtype} x{world}: {1e3 * c['step_s']:.3f} ms/step, "
-                      f"{c['samples_per_s']:.1f} samples/s", flush=True)
+                      f"{c['samples_per_s']:.1f} samples/s{extra}", flush=True)
     if rank == 0 and a.json:
         doc = {"schema": SCHEMA, "torch": torch.__version__, "device": torch.cuda.get_device_name(dev),
                "nccl": ".".join(map(str, torch.cuda.nccl.version())), "cases": cases}

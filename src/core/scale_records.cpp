@@ -182,7 +182,7 @@ void to_json(nlohmann::json& j, const RankMeasurement& v) {
        {"device_name", v.device_name}, {"backend", v.backend}, {"samples_s", v.samples}, {"comm_samples_s", v.comm_samples},
        {"baseline_samples_s", v.baseline_samples}, {"reducer_host_s", v.reducer_host_s},
        {"reducer_host_parts_s", {{"copies", v.reducer_copies_s}, {"allreduce_calls", v.reducer_allreduce_calls_s},
-                                 {"waits", v.reducer_waits_s}}}, {"reducer_launch", v.reducer_launch},
+                                 {"waits", v.reducer_waits_s}}},
        {"steps_per_sample", v.steps_per_sample}, {"warmup_steps", v.warmup_steps}, {"parameter_count", v.parameter_count},
        {"gradient_bytes", v.gradient_bytes}, {"bucket_bytes", v.bucket_bytes},
        {"buckets_launched_in_backward", v.buckets_launched_in_backward}, {"bare_allreduce_s", v.bare_allreduce_s},
@@ -204,7 +204,6 @@ void from_json(const nlohmann::json& j, RankMeasurement& v) {
   v.reducer_copies_s = parts.value("copies", 0.0);
   v.reducer_allreduce_calls_s = parts.value("allreduce_calls", 0.0);
   v.reducer_waits_s = parts.value("waits", 0.0);
-  v.reducer_launch = j.value("reducer_launch", "");
   v.steps_per_sample = j.value("steps_per_sample", 1);
   v.warmup_steps = j.value("warmup_steps", 0);
   v.parameter_count = j.value("parameter_count", std::int64_t{0});

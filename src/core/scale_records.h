@@ -52,7 +52,6 @@ struct RankMeasurement {
   // Host seconds a step spent in the reducer (hooks, launches, waits), and of which: launching the
   // copies into the buckets, the all-reduce calls, the waits for them.
   double reducer_host_s = 0, reducer_copies_s = 0, reducer_allreduce_calls_s = 0, reducer_waits_s = 0;
-  std::string reducer_launch;         // "thread": the reducer's launch thread; "hooks": the backward's hooks
   int steps_per_sample = 1, warmup_steps = 0;
   std::int64_t parameter_count = 0, gradient_bytes = 0;
   std::vector<std::int64_t> bucket_bytes;

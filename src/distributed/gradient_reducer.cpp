@@ -1,7 +1,5 @@
 #include "distributed/gradient_reducer.h"
 
-#include <c10/core/StreamGuard.h>
-#include <c10/core/impl/VirtualGuardImpl.h>
 #include <fmt/format.h>
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
@@ -9,7 +7,6 @@
 
 #include <chrono>
 #include <stdexcept>
-#include <utility>
 
 namespace accelbench {
 
@@ -26,12 +23,6 @@ class HostTimer {
   double& total_;
   std::chrono::steady_clock::time_point start_;
 };
-
-// The calling thread's current stream on the tensor's device (the autograd thread's, in a hook: the
-// stream its gradient was made on).
-c10::Stream current_stream(const at::Tensor& t) {
-  return c10::impl::VirtualGuardImpl(t.device().type()).getStream(t.device());
-}
 }  // namespace
 
 std::vector<std::vector<std::size_t>> assign_buckets(const std::vector<std::int64_t>& param_bytes,
@@ -54,14 +45,14 @@ std::vector<std::vector<std::size_t>> assign_buckets(const std::vector<std::int6
 }
 
 GradientReducer::GradientReducer(std::vector<at::Tensor> params, Collectives& collectives, std::int64_t bucket_bytes,
-                                 std::int64_t first_bucket_bytes, GradientLayout layout, ReducerLaunch launch)
-    : params_(std::move(params)), collectives_(collectives), layout_(layout), launch_mode_(launch) {
+                                 std::int64_t first_bucket_bytes, GradientLayout layout)
+    : params_(std::move(params)), collectives_(collectives), layout_(layout) {
   std::vector<std::int64_t> bytes;
   for (const auto& p : params_) bytes.push_back(p.numel() * static_cast<std::int64_t>(p.element_size()));
   plan_ = assign_buckets(bytes, bucket_bytes, first_bucket_bytes);
   bucket_of_.resize(params_.size());
   slot_of_.resize(params_.size());
-  arrived_.assign(params_.size(), 0);
+  arrived_.assign(params_.size(), false);
   buckets_.resize(plan_.size());
   for (std::size_t b = 0; b < plan_.size(); ++b) {
     std::int64_t numel = 0;
@@ -100,16 +91,9 @@ GradientReducer::GradientReducer(std::vector<at::Tensor> params, Collectives& co
         }));
     unhook_.emplace_back([acc, key] { acc->del_post_hook(key); });
   }
-  if (launch_mode_ == ReducerLaunch::launch_thread) launcher_ = std::thread([this] { launch_thread_main(); });
 }
 
 GradientReducer::~GradientReducer() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  queued_.notify_all();
-  if (launcher_.joinable()) launcher_.join();  // after launching what was queued
   for (auto& unhook : unhook_) {
     try {
       unhook();
@@ -145,51 +129,14 @@ void GradientReducer::on_accumulated(std::size_t i) {
     if (bucket.launched) throw std::runtime_error("GradientReducer: a gradient arrived after its bucket was launched");
     return;
   }
-  arrived_[i] = 1;
+  arrived_[i] = true;
   ++bucket.filled;
   launch_ready_buckets();
 }
 
 void GradientReducer::launch_ready_buckets() {
-  while (next_launch_ < buckets_.size() && buckets_[next_launch_].filled == plan_[next_launch_].size()) {
-    const auto b = next_launch_++;
-    buckets_[b].launched = true;
-    if (!finishing_) ++launched_in_backward_;
-    if (launch_mode_ == ReducerLaunch::in_hooks) {
-      launch(b);
-      continue;
-    }
-    queue_.emplace_back(b, current_stream(buckets_[b].flat));
-    ++in_flight_;
-    queued_.notify_one();
-  }
-}
-
-void GradientReducer::launch_thread_main() {
-  torch::NoGradGuard no_grad;
-  std::unique_lock lock(mutex_);
-  while (true) {
-    queued_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, with nothing left to launch
-    const auto [b, stream] = queue_.front();
-    queue_.pop_front();
-    lock.unlock();  // the hooks go on marking gradients while this bucket is launched
-    std::exception_ptr error;
-    try {
-      c10::StreamGuard on_the_gradients_stream(stream);
-      launch(b);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    lock.lock();
-    if (error && !launch_error_) launch_error_ = error;
-    if (--in_flight_ == 0) drained_.notify_all();
-  }
-}
-
-void GradientReducer::drain_launches(std::unique_lock<std::mutex>& lock) {
-  drained_.wait(lock, [this] { return in_flight_ == 0; });
-  if (launch_error_) std::rethrow_exception(std::exchange(launch_error_, nullptr));
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_].filled == plan_[next_launch_].size())
+    launch(next_launch_++);
 }
 
 void GradientReducer::launch(std::size_t b) {
@@ -216,18 +163,18 @@ void GradientReducer::launch(std::size_t b) {
       ++copy_launches_;
     }
   }
-  HostTimer timer(host_.allreduce_calls_s);
-  bucket.work = collectives_.allreduce_sum(bucket.flat);
+  {
+    HostTimer timer(host_.allreduce_calls_s);
+    bucket.work = collectives_.allreduce_sum(bucket.flat);
+  }
+  bucket.launched = true;
+  if (!finishing_) ++launched_in_backward_;
 }
 
 void GradientReducer::finish() {
   torch::NoGradGuard no_grad;
-  std::unique_lock lock(mutex_);
+  std::lock_guard lock(mutex_);
   HostTimer timer(host_.total_s);
-  {
-    HostTimer waiting(host_.waits_s);
-    drain_launches(lock);
-  }
   finishing_ = true;
   for (; next_launch_ < buckets_.size(); ++next_launch_) {  // parameters with no gradient: zeros
     for (const auto i : plan_[next_launch_]) {
@@ -235,7 +182,6 @@ void GradientReducer::finish() {
       views_[i].zero_();
       if (!grad_is_view(i)) params_[i].mutable_grad() = views_[i];
     }
-    buckets_[next_launch_].launched = true;
     launch(next_launch_);
   }
   const double world = static_cast<double>(collectives_.world_size());
@@ -250,7 +196,7 @@ void GradientReducer::finish() {
     bucket.filled = 0;
     bucket.launched = false;
   }
-  arrived_.assign(params_.size(), 0);
+  arrived_.assign(params_.size(), false);
   next_launch_ = 0;
   last_launched_in_backward_ = launched_in_backward_;
   launched_in_backward_ = 0;

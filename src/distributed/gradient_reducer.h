@@ -15,22 +15,10 @@
 //   autograd accumulates into the bucket (an add per parameter, no copy; one gradient's memory less).
 //   rebind_and_zero(), after the optimizer step, zeroes the buffers (one fill a bucket) and points
 //   back at them any gradient the optimizer's zero_grad set to none.
-// Two ways to launch a full bucket (ReducerLaunch):
-// - launch_thread (the default): the hook hands the bucket, with the stream its gradients were made
-//   on, to a thread of the reducer's, which launches its copy and all-reduce on that stream. The
-//   backward pass, which in a launch-bound step is the critical path, only marks gradients ready:
-//   the process group's host work (about 40 us an all-reduce on the H200) runs beside it.
-// - in_hooks: the hook launches them itself, as DDP's reducer does, on the autograd thread.
-#include <c10/core/Stream.h>
-
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "distributed/collectives.h"
@@ -44,27 +32,24 @@ std::vector<std::vector<std::size_t>> assign_buckets(const std::vector<std::int6
                                                      std::int64_t bucket_bytes, std::int64_t first_bucket_bytes);
 
 enum class GradientLayout { copied, bucket_views };
-enum class ReducerLaunch { launch_thread, in_hooks };
 
 class GradientReducer {
  public:
   static constexpr std::int64_t kDefaultFirstBucketBytes = 1 << 20;
   GradientReducer(std::vector<at::Tensor> params, Collectives& collectives, std::int64_t bucket_bytes,
                   std::int64_t first_bucket_bytes = kDefaultFirstBucketBytes,
-                  GradientLayout layout = GradientLayout::copied, ReducerLaunch launch = ReducerLaunch::launch_thread);
+                  GradientLayout layout = GradientLayout::copied);
   ~GradientReducer();
   GradientReducer(const GradientReducer&) = delete;
   GradientReducer& operator=(const GradientReducer&) = delete;
 
   // After backward, before the optimizer step: every bucket reduced, gradients averaged in place.
-  // Buckets whose parameters got no gradient this step are launched here (zeros for those). Throws
-  // what a launch on the launch thread threw.
+  // Buckets whose parameters got no gradient this step are launched here (zeros for those).
   void finish();
   // After the optimizer step, before the next backward. bucket_views: the buffers zeroed and every
   // gradient a view of its bucket again. copied: nothing (the next gradients overwrite the buffers).
   void rebind_and_zero();
   GradientLayout layout() const { return layout_; }
-  ReducerLaunch launch_mode() const { return launch_mode_; }
   // Bucket b's flat buffer (every gradient in it is a view of it).
   const at::Tensor& bucket_buffer(std::size_t b) const { return buckets_[b].flat; }
 
@@ -84,12 +69,10 @@ class GradientReducer {
   std::optional<double> last_step_comm_s();
   // Host seconds spent in the reducer since it was built: the part of a launch-bound step it costs.
   struct HostTimes {
-    double total_s = 0;            // on the training's threads: the hooks, finish(), rebind_and_zero()
-    double copies_s = 0;           // launching the copies into the buckets
-    double allreduce_calls_s = 0;  // the all-reduce calls (the process group's host work)
-    double waits_s = 0;            // of total: finish()'s waits for the all-reduces (and for the launch thread)
-    // copies and all-reduce calls are in total when the hooks launch them (in_hooks, or finish()
-    // launching the buckets no hook filled); on the launch thread they are beside it.
+    double total_s = 0;            // the hooks, finish() and rebind_and_zero(), all in
+    double copies_s = 0;           // of which launching the copies into the buckets
+    double allreduce_calls_s = 0;  // of which the all-reduce calls (the process group's host work)
+    double waits_s = 0;            // of which finish()'s waits for the all-reduces
   };
   const HostTimes& host_times() const { return host_; }
 
@@ -103,38 +86,25 @@ class GradientReducer {
   };
   void on_accumulated(std::size_t param);  // after autograd accumulated the parameter's gradient
   bool grad_is_view(std::size_t param) const;
-  // Under mutex_: the full buckets, in bucket order, each at most once, launched (in_hooks) or queued.
-  void launch_ready_buckets();
-  // A bucket's copy and all-reduce on the current stream; touches only the bucket and its parameters.
+  void launch_ready_buckets();  // in bucket order, each at most once
   void launch(std::size_t b);
-  void launch_thread_main();
-  // finish(): until the launch thread has launched every queued bucket; rethrows what it threw.
-  void drain_launches(std::unique_lock<std::mutex>& lock);
 
   std::vector<at::Tensor> params_;
   Collectives& collectives_;
   std::vector<std::vector<std::size_t>> plan_;
   std::vector<Bucket> buckets_;
   std::vector<std::size_t> bucket_of_, slot_of_;  // per parameter
-  std::vector<std::uint8_t> arrived_;  // bytes, not vector<bool>'s bits: the launch thread reads its bucket's
+  std::vector<bool> arrived_;
   std::vector<at::Tensor> views_;             // per parameter: its slot in its bucket, its shape
   std::vector<std::function<void()>> unhook_;  // removes a post-accumulation hook
   std::size_t next_launch_ = 0;
   int launched_in_backward_ = 0, last_launched_in_backward_ = 0, copied_ = 0, last_copied_ = 0;
   int copy_launches_ = 0, last_copy_launches_ = 0;
   GradientLayout layout_;
-  ReducerLaunch launch_mode_;
   bool finishing_ = false;
   HostTimes host_;
   std::vector<std::shared_ptr<CollectiveWork>> last_works_;
   std::mutex mutex_;
-  // launch_thread: the buckets queued by the hooks (with their stream), the thread's state.
-  std::deque<std::pair<std::size_t, c10::Stream>> queue_;
-  std::size_t in_flight_ = 0;  // queued or being launched
-  bool stopping_ = false;
-  std::exception_ptr launch_error_;
-  std::condition_variable queued_, drained_;
-  std::thread launcher_;
 };
 
 }  // namespace accelbench

@@ -71,11 +71,8 @@ class ScaleRank {
       if (!std::isfinite(m_.loss_before)) throw std::runtime_error("the initial loss is not finite");
       return;
     }
-    // ACCELBENCH_REDUCER_IN_HOOKS=1 (a diagnostic, docs/multi-gpu.md): the hooks launch the buckets, as DDP's.
-    const auto launch = env_switch("ACCELBENCH_REDUCER_IN_HOOKS", false) ? ReducerLaunch::in_hooks : ReducerLaunch::launch_thread;
-    m_.reducer_launch = launch == ReducerLaunch::in_hooks ? "hooks" : "thread";
     task_ = std::make_unique<DataParallelTask>(std::move(inner), c_, static_cast<std::int64_t>(req_.bucket_mb * 1024 * 1024),
-                                               req_.bucket_views ? GradientLayout::bucket_views : GradientLayout::copied, launch);
+                                               req_.bucket_views ? GradientLayout::bucket_views : GradientLayout::copied);
     m_.parameter_count = task_->parameter_count();
     m_.bucket_bytes = task_->reducer().bucket_bytes();
     m_.gradient_bytes = task_->reducer().total_bytes();

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <mutex>
 #include <thread>
 
 #include "distributed/data_parallel_task.h"
@@ -41,7 +40,7 @@ std::vector<at::Tensor> single_process_grads(torch::nn::Sequential net, int rank
   return g;
 }
 
-void expect_two_ranks_average_like_one_process(ReducerLaunch launch) {
+TEST(GradientReducer, TwoRanksAverageLikeOneProcess) {
   FakeWorld world(2);
   std::vector<torch::nn::Sequential> nets{small_net(1), small_net(2)};  // different initial weights
   // The reference: rank 0's weights, the mean of the two ranks' gradients.
@@ -52,8 +51,7 @@ void expect_two_ranks_average_like_one_process(ReducerLaunch launch) {
   auto rank_main = [&](int r) {
     FakeCollectives c(world, r);
     broadcast_parameters(c, nets[r]->parameters(), 0);
-    GradientReducer reducer(nets[r]->parameters(), c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64,
-                            GradientLayout::copied, launch);
+    GradientReducer reducer(nets[r]->parameters(), c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64);
     nets[r]->forward(input_of(r)).pow(2).mean().backward();
     reducer.finish();
     launched[r] = reducer.launched_during_backward();
@@ -81,92 +79,11 @@ void expect_two_ranks_average_like_one_process(ReducerLaunch launch) {
   }
 }
 
-TEST(GradientReducer, TwoRanksAverageLikeOneProcess) { expect_two_ranks_average_like_one_process(ReducerLaunch::launch_thread); }
-TEST(GradientReducer, TwoRanksAverageLikeOneProcessLaunchedInTheHooks) {
-  expect_two_ranks_average_like_one_process(ReducerLaunch::in_hooks);
-}
-
-// One rank whose all-reduces record the thread that called them, and throw from the n-th on.
-class RecordingCollectives final : public Collectives {
- public:
-  explicit RecordingCollectives(int fail_from = -1) : fail_from_(fail_from) {}
-  int rank() const override { return 0; }
-  int world_size() const override { return 1; }
-  std::string backend() const override { return "recording"; }
-  std::shared_ptr<CollectiveWork> allreduce_sum(at::Tensor&) override {
-    std::lock_guard lock(mu_);
-    threads_.push_back(std::this_thread::get_id());
-    if (fail_from_ >= 0 && static_cast<int>(threads_.size()) > fail_from_) throw std::runtime_error("NCCL error: unhandled");
-    return std::make_shared<Done>();
-  }
-  void broadcast(std::vector<at::Tensor>&, int) override {}
-  void barrier() override {}
-  std::vector<std::thread::id> threads() {
-    std::lock_guard lock(mu_);
-    return threads_;
-  }
-
- private:
-  struct Done final : CollectiveWork {
-    void wait() override {}
-  };
-  int fail_from_;
-  std::mutex mu_;
-  std::vector<std::thread::id> threads_;
-};
-
-// launch_thread: every bucket filled in the backward pass is launched by one thread of the
-// reducer's, neither the caller's nor autograd's; in_hooks: by the thread that ran the hooks.
-TEST(GradientReducer, BucketsAreLaunchedOnTheReducersThread) {
-  for (auto launch : {ReducerLaunch::launch_thread, ReducerLaunch::in_hooks}) {
-    RecordingCollectives c;
-    auto net = small_net(4);
-    std::thread::id hook_thread;
-    auto probe = net->parameters().front();  // the last bucket's: its hook runs near the end
-    GradientReducer reducer(net->parameters(), c, 64, 64, GradientLayout::copied, launch);
-    probe.register_hook([&](const at::Tensor& g) { hook_thread = std::this_thread::get_id(); return g; });
-    net->forward(input_of(0)).sum().backward();
-    reducer.finish();
-    const auto threads = c.threads();
-    ASSERT_EQ(threads.size(), reducer.bucket_bytes().size());
-    EXPECT_EQ(reducer.launched_during_backward(), static_cast<int>(threads.size()));
-    for (const auto& t : threads) {
-      if (launch == ReducerLaunch::in_hooks) {
-        EXPECT_EQ(t, hook_thread);
-      } else {
-        EXPECT_NE(t, std::this_thread::get_id());
-        EXPECT_NE(t, hook_thread);
-        EXPECT_EQ(t, threads.front());
-      }
-    }
-  }
-}
-
-// A launch that throws on the launch thread is thrown by finish(), and the reducer still ends.
-TEST(GradientReducer, ALaunchThreadErrorReachesFinish) {
-  RecordingCollectives c(/*fail_from=*/1);
-  auto net = small_net(5);
-  std::size_t buckets = 0;
-  {
-    GradientReducer reducer(net->parameters(), c, 64, 64);
-    buckets = reducer.bucket_bytes().size();
-    ASSERT_GE(buckets, 2u);
-    net->forward(input_of(0)).sum().backward();
-    try {
-      reducer.finish();
-      ADD_FAILURE() << "finish() did not throw";
-    } catch (const std::runtime_error& e) {
-      EXPECT_STREQ(e.what(), "NCCL error: unhandled");
-    }
-  }
-  EXPECT_EQ(c.threads().size(), buckets);  // the thread went on with the queue; finish() threw the first error
-}
-
 // Both layouts: after finish() every .grad shares its bucket's storage and holds the mean of the
 // ranks' gradients, step after step. bucket_views: after rebind_and_zero (the optimizer set the
 // gradients to none) autograd accumulated into the views, no copy; when nobody rebinds, the hook
 // copies each new gradient back into the bucket. copied: one multi-tensor copy a bucket, every step.
-void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout, ReducerLaunch launch) {
+void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout) {
   FakeWorld world(2);
   std::vector<torch::nn::Sequential> nets{small_net(1), small_net(2)};
   auto ref = small_net(1);
@@ -190,7 +107,7 @@ void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout, ReducerLau
     FakeCollectives c(world, r);
     broadcast_parameters(c, nets[r]->parameters(), 0);
     auto params = nets[r]->parameters();
-    GradientReducer reducer(params, c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64, layout, launch);
+    GradientReducer reducer(params, c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64, layout);
     const int buckets = static_cast<int>(reducer.bucket_params().size());
     for (int s = 0; s < 3; ++s) {
       nets[r]->forward(batch(r, s)).pow(2).mean().backward();
@@ -217,11 +134,9 @@ void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout, ReducerLau
       for (auto& p : params) p.mutable_grad().reset();  // as the optimizer's zero_grad (set to none)
       if (s == 0) reducer.rebind_and_zero();             // step 2: nobody rebinds
     }
-    // The host time it spent, and its parts (each launched or waited for at least once): within the
-    // total when the hooks launch; the launch thread's beside it.
+    // The host time it spent, and its parts within it (each launched or waited for at least once).
     const auto& h = reducer.host_times();
-    const double within = h.waits_s + (launch == ReducerLaunch::in_hooks ? h.copies_s + h.allreduce_calls_s : 0.0);
-    if (!(h.allreduce_calls_s > 0 && h.waits_s > 0 && within <= h.total_s))
+    if (!(h.allreduce_calls_s > 0 && h.waits_s > 0 && h.copies_s + h.allreduce_calls_s + h.waits_s <= h.total_s))
       failures[r].push_back(fmt::format("host times: total {} copies {} all-reduce calls {} waits {}", h.total_s,
                                         h.copies_s, h.allreduce_calls_s, h.waits_s));
     if (layout == GradientLayout::copied && !(h.copies_s > 0)) failures[r].push_back("no host time in the copies");
@@ -233,25 +148,22 @@ void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout, ReducerLau
 }
 
 TEST(GradientReducer, GradientsAreViewsOfTheBucketsAndHoldTheMean) {
-  expect_gradients_in_buckets_hold_the_mean(GradientLayout::bucket_views, ReducerLaunch::launch_thread);
-  expect_gradients_in_buckets_hold_the_mean(GradientLayout::bucket_views, ReducerLaunch::in_hooks);
+  expect_gradients_in_buckets_hold_the_mean(GradientLayout::bucket_views);
 }
 
 TEST(GradientReducer, GradientsCopiedPerBucketHoldTheMean) {
-  expect_gradients_in_buckets_hold_the_mean(GradientLayout::copied, ReducerLaunch::launch_thread);
-  expect_gradients_in_buckets_hold_the_mean(GradientLayout::copied, ReducerLaunch::in_hooks);
+  expect_gradients_in_buckets_hold_the_mean(GradientLayout::copied);
 }
 
 TEST(GradientReducer, UnusedParameterGetsZerosAndNothingHangs) {
-  for (auto layout : {GradientLayout::bucket_views, GradientLayout::copied})
-  for (auto launch : {ReducerLaunch::launch_thread, ReducerLaunch::in_hooks}) {
+  for (auto layout : {GradientLayout::bucket_views, GradientLayout::copied}) {
     FakeWorld world(1);
     FakeCollectives c(world, 0);
     auto net = small_net(3);
     auto unused = torch::ones({5}, torch::requires_grad());
     auto params = net->parameters();
     params.insert(params.begin(), unused);  // first: the last bucket, never filled by the backward pass
-    GradientReducer reducer(params, c, 64, 64, layout, launch);
+    GradientReducer reducer(params, c, 64, 64, layout);
     net->forward(input_of(0)).sum().backward();
     reducer.finish();
     ASSERT_TRUE(unused.grad().defined());
