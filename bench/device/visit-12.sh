@@ -42,18 +42,7 @@ if [[ $part == overhead ]]; then
       grep "data-parallel step" "$d/overhead-$m-$p-$i.txt"
     done
   done
-  python3 - "$d" <<'PY'
-import glob, json, statistics, sys
-for f in sorted(glob.glob(sys.argv[1] + "/overhead-*.json")):
-    pt = json.load(open(f))["results"][0]["points"][0]
-    r = pt["ranks"][0]
-    o = pt.get("overhead", {})
-    print(f.rsplit("/", 1)[1], f"dp {1e3 * statistics.median(r['samples_s']):.3f} ms",
-          f"baseline {1e3 * statistics.median(r['baseline_samples_s']):.3f} ms",
-          f"n {len(r['samples_s'])} x {r['steps_per_sample']} steps",
-          f"overhead {100 * (o.get('ratio', 0) - 1):+.2f}% [{100 * (o.get('low', 0) - 1):+.2f}, {100 * (o.get('high', 0) - 1):+.2f}]",
-          f"reducer host {1e6 * r['reducer_host_s']:.0f} us/step")
-PY
+  python3 bench/device/ws1_stats.py overhead "$d" 'overhead-*.json'
   BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=6 VARIANTS="R S" bash bench/device/ws1-variants.sh
 fi
 if [[ $part == parts ]]; then
@@ -73,19 +62,7 @@ if [[ $part == parts ]]; then
     k=$(( (r - 1) * 2 % 4 ))
     for v in "${vs[@]:k}" "${vs[@]:0:k}"; do one $v $r; done
   done
-  python3 - "$d" <<'PY'
-import glob, json, statistics, sys
-for f in sorted(glob.glob(sys.argv[1] + "/parts-*.json")):
-    pt = json.load(open(f))["results"][0]["points"][0]
-    r = pt["ranks"][0]
-    o = pt.get("overhead", {})
-    h = r.get("reducer_host_parts_s", {})
-    print(f.rsplit("/", 1)[1], f"dp {1e3 * statistics.median(r['samples_s']):.3f} ms",
-          f"base {1e3 * statistics.median(r['baseline_samples_s']):.3f} ms n {len(r['samples_s'])}",
-          f"overhead {100 * (o.get('ratio', 0) - 1):+.2f}% [{100 * (o.get('low', 0) - 1):+.2f}, {100 * (o.get('high', 0) - 1):+.2f}]",
-          f"host {1e6 * r['reducer_host_s']:.0f} us: copies {1e6 * h.get('copies', 0):.0f} allreduce {1e6 * h.get('allreduce_calls', 0):.0f}",
-          f"waits {1e6 * h.get('waits', 0):.0f}, buckets {len(r['bucket_bytes'])}")
-PY
+  python3 bench/device/ws1_stats.py overhead "$d" 'parts-*.json'
 fi
 if [[ $part == thread ]]; then
   one() {  # variant model round
@@ -101,19 +78,7 @@ if [[ $part == thread ]]; then
   for r in 1 2; do
     if (( r % 2 )); then one T resnet18 $r; one H resnet18 $r; else one H resnet18 $r; one T resnet18 $r; fi
   done
-  python3 - "$d" <<'PY'
-import glob, json, statistics, sys
-for f in sorted(glob.glob(sys.argv[1] + "/thread-*.json")):
-    pt = json.load(open(f))["results"][0]["points"][0]
-    r = pt["ranks"][0]
-    o = pt.get("overhead", {})
-    h = r.get("reducer_host_parts_s", {})
-    print(f.rsplit("/", 1)[1], r.get("reducer_launch"), f"dp {1e3 * statistics.median(r['samples_s']):.3f} ms",
-          f"base {1e3 * statistics.median(r['baseline_samples_s']):.3f} ms n {len(r['samples_s'])}",
-          f"overhead {100 * (o.get('ratio', 0) - 1):+.2f}% [{100 * (o.get('low', 0) - 1):+.2f}, {100 * (o.get('high', 0) - 1):+.2f}]",
-          f"host {1e6 * r['reducer_host_s']:.0f} us: copies {1e6 * h.get('copies', 0):.0f} allreduce {1e6 * h.get('allreduce_calls', 0):.0f}",
-          f"waits {1e6 * h.get('waits', 0):.0f}, loss {r['loss_before']:.3f} -> {r['loss_after']:.3f}")
-PY
+  python3 bench/device/ws1_stats.py overhead "$d" 'thread-*.json'
   BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=6 VARIANTS="R S" bash bench/device/ws1-variants.sh
   (cd build-device && timeout 150 ctest -L gpu > "$d/ctest-gpu.txt" 2>&1; echo "ctest -L gpu exit $?")
   tail -4 "$d/ctest-gpu.txt"

@@ -7,8 +7,10 @@ ratios, Student t): processes taken seconds apart share the host's state, which 
   python3 bench/device/ws1_stats.py variants DIR ROUNDS model:dtype ...  (R-*, S-*, D-*, V-*, F-*.json)
   python3 bench/device/ws1_stats.py pool model:dtype DIR:match:N DIR:variants:N ...
                                      (scale/run over the pairs of several calls together)
+  python3 bench/device/ws1_stats.py overhead DIR GLOB  (each `scale --overhead` JSON matching
+                                     DIR/GLOB: the paired overhead and the reducer's host time)
 """
-import gzip, json, math, statistics, sys
+import glob, gzip, json, math, statistics, sys
 
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
         10: 2.228, 11: 2.201, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
@@ -18,16 +20,21 @@ def t975(dof):
     return T975.get(dof) or T975[max(k for k in T975 if k <= dof)]
 
 
-def median_step(path):
-    """The median step time in seconds in one process's JSON (plain or .gz), else None."""
+def load(path):
+    """One process's JSON (plain or .gz), else None."""
     for p, opener in ((path, open), (path + ".gz", gzip.open)):
         try:
             with opener(p, "rt") as f:
-                j = json.load(f)
-            break
+                return json.load(f)
         except (OSError, ValueError):
             continue
-    else:
+    return None
+
+
+def median_step(path):
+    """The median step time in seconds in one process's JSON (plain or .gz), else None."""
+    j = load(path)
+    if j is None:
         return None
     if "cases" in j:
         return j["cases"][0]["stats"]["median"]
@@ -56,7 +63,27 @@ def pairs_in(d, kind, n, m, p):
             [median_step(f"{d}/{names[1]}-{m}-{p}-{i}.json") for i in range(1, n + 1)])
 
 
+def overhead(d, pattern):
+    """A line per `scale --overhead` JSON: medians, the paired overhead, the reducer's host time."""
+    for f in sorted(glob.glob(f"{d}/{pattern}")):
+        name = f.rsplit("/", 1)[1].removesuffix(".gz")
+        pt = load(f.removesuffix(".gz"))["results"][0]["points"][0]
+        r = pt["ranks"][0]
+        o, h = pt.get("overhead", {}), r.get("reducer_host_parts_s", {})
+        pct = lambda x: 100 * (x - 1)  # noqa: E731
+        print(name, r.get("reducer_launch", ""), f"dp {1e3 * statistics.median(r['samples_s']):.3f} ms",
+              f"base {1e3 * statistics.median(r['baseline_samples_s']):.3f} ms",
+              f"n {len(r['samples_s'])} x {r['steps_per_sample']}",
+              f"overhead {pct(o.get('ratio', 0)):+.2f}% [{pct(o.get('low', 0)):+.2f}, {pct(o.get('high', 0)):+.2f}]",
+              f"host {1e6 * r['reducer_host_s']:.0f} us: copies {1e6 * h.get('copies', 0):.0f}",
+              f"allreduce {1e6 * h.get('allreduce_calls', 0):.0f} waits {1e6 * h.get('waits', 0):.0f},",
+              f"buckets {len(r['bucket_bytes'])}, loss {r['loss_before']:.3f} -> {r['loss_after']:.3f}")
+
+
 def main(argv):
+    if argv[0] == "overhead":
+        overhead(argv[1], argv[2])
+        return
     if argv[0] == "pool":
         m, p = argv[1].split(":")
         r, s = [], []
