@@ -35,7 +35,8 @@ std::string render_csv_report(const ReportSource& src) {
       "speedup", "speedup_ci_low", "speedup_ci_high", "article_speedup", "error", "model",
       // appended after the older columns, which keep their places: over the CPU's fastest precision
       "speedup_over_fastest_cpu", "speedup_over_fastest_cpu_ci_low", "speedup_over_fastest_cpu_ci_high",
-      "speedup_over_fastest_cpu_baseline_dtype"};
+      "speedup_over_fastest_cpu_baseline_dtype",
+      "numerics"};  // a workload's choice of numerics, e.g. "residual stream in bfloat16" (empty: none)
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) {
     if (i) out += ',';
@@ -83,7 +84,8 @@ std::string render_csv_report(const ReportSource& src) {
                                fastest ? num(fastest->ratio) : "",
                                fastest ? num(fastest->ci_low) : "",
                                fastest ? num(fastest->ci_high) : "",
-                               fastest ? fastest->baseline_dtype : ""};
+                               fastest ? fastest->baseline_dtype : "",
+                               c.numerics};
     for (std::size_t i = 0; i < f.size(); ++i) {
       if (i) out += ',';
       out += csv_field(f[i]);

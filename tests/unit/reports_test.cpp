@@ -425,7 +425,7 @@ TEST(Reports, HtmlShowsTheSpeedupOverTheCpusFastestPrecision) {
   EXPECT_EQ(plain.find("(cpu "), std::string::npos);
 }
 
-// The CSV: four columns appended after the older ones (which keep their places), filled on the row of
+// The CSV: four columns appended after the older ones (which keep their places; "numerics" after them), filled on the row of
 // the case that has a speed-up over the CPU's fastest precision and empty on every other row.
 TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   const auto run = mixed_precision_run();
@@ -435,12 +435,13 @@ TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   std::string line;
   std::getline(in, line);
   const auto header = csv_cells(line);
-  ASSERT_EQ(header.size(), 36u) << line;
+  ASSERT_EQ(header.size(), 37u) << line;
   EXPECT_EQ(header[26], "speedup");
   EXPECT_EQ(header[31], "model") << "the older columns keep their places";
   EXPECT_EQ(std::vector<std::string>(header.begin() + 32, header.end()),
             (std::vector<std::string>{"speedup_over_fastest_cpu", "speedup_over_fastest_cpu_ci_low",
-                                      "speedup_over_fastest_cpu_ci_high", "speedup_over_fastest_cpu_baseline_dtype"}));
+                                      "speedup_over_fastest_cpu_ci_high", "speedup_over_fastest_cpu_baseline_dtype",
+                                      "numerics"}));
   std::size_t filled = 0, rows = 0;
   while (std::getline(in, line)) {
     const auto f = csv_cells(line);
@@ -463,26 +464,38 @@ TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   // a run without any: the same columns, empty
   std::istringstream plain(render_csv_report(ReportSource{make_run(), {}, "x"}));
   std::getline(plain, line);
-  EXPECT_EQ(csv_cells(line).size(), 36u);
+  EXPECT_EQ(csv_cells(line).size(), 37u);
   while (std::getline(plain, line)) {
     const auto f = csv_cells(line);
-    ASSERT_EQ(f.size(), 36u) << line;
+    ASSERT_EQ(f.size(), 37u) << line;
     EXPECT_EQ(f[32] + f[33] + f[34] + f[35], "") << line;
   }
 }
 
 // A case's choice of numerics (bert-base's 16-bit residual stream) is in the Markdown and HTML
 // reports' notes too; a run without one says nothing of it.
-TEST(Reports, NumericsAreSaidInMarkdownAndHtml) {
+TEST(Reports, NumericsAreSaidInMarkdownHtmlAndCsv) {
   ReportSource src;
   src.name = "test";
   src.run = mixed_precision_run();
   src.run.cases[3].numerics = "residual stream in bfloat16";
   EXPECT_NE(render_markdown_report(src).find("residual stream in bfloat16"), std::string::npos);
   EXPECT_NE(render_html_report(src).find("residual stream in bfloat16"), std::string::npos);
+  // CSV: the last column, "numerics", of that case's row; empty in the others.
+  {
+    std::istringstream lines(render_csv_report(src));
+    std::string line;
+    std::getline(lines, line);
+    EXPECT_EQ(csv_cells(line).back(), "numerics");
+    std::vector<std::string> last;
+    while (std::getline(lines, line)) last.push_back(csv_cells(line).back());
+    ASSERT_EQ(last.size(), src.run.cases.size());
+    for (std::size_t i = 0; i < last.size(); ++i) EXPECT_EQ(last[i], i == 3 ? "residual stream in bfloat16" : "") << i;
+  }
   src.run.cases[3].numerics.clear();
   EXPECT_EQ(render_markdown_report(src).find("residual stream"), std::string::npos);
   EXPECT_EQ(render_html_report(src).find("residual stream"), std::string::npos);
+  EXPECT_EQ(render_csv_report(src).find("residual stream"), std::string::npos);
 }
 
 // A run of two precisions: the first table of the Markdown and HTML reports has a row per model and
