@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import statistics
 import sys
 import time
 
@@ -75,8 +77,6 @@ def build(name: str, dev: torch.device, batch: int):
 
 def paired_ratio(a, b):
     """As accelbench's paired_ratio: the geometric mean of a[i]/b[i] with the Student t 95% interval."""
-    import math
-    import statistics
     logs = [math.log(x / y) for x, y in zip(a, b)]
     n = len(logs)
     mean = statistics.mean(logs)

@@ -212,7 +212,8 @@ TEST(Gpu, SweepCrossoverEndToEnd) {
 }
 
 // World size 1 through NCCL for real (c10d's TCPStore and ProcessGroupNCCL), in both gradient
-// layouts: exit 0, the backend NCCL, and the model trained (the loss fell).
+// layouts and with --overhead: exit 0, the backend NCCL, the model trained (the loss fell), the
+// reducer's host time recorded, and with --overhead a baseline sample beside each sample.
 TEST(Gpu, ScaleWorldSizeOneRunsThroughNccl) {
   REQUIRE_CUDA();
   for (const std::string layout : {"", " --bucket-views", " --overhead"}) {

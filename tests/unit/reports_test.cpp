@@ -425,8 +425,9 @@ TEST(Reports, HtmlShowsTheSpeedupOverTheCpusFastestPrecision) {
   EXPECT_EQ(plain.find("(cpu "), std::string::npos);
 }
 
-// The CSV: four columns appended after the older ones (which keep their places; "numerics" after them), filled on the row of
-// the case that has a speed-up over the CPU's fastest precision and empty on every other row.
+// The CSV: four columns appended after the older ones (which keep their places), filled on the row of
+// the case that has a speed-up over the CPU's fastest precision and empty on every other row; the
+// numerics column after them.
 TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   const auto run = mixed_precision_run();
   ASSERT_EQ(run.speedups_over_fastest_cpu.size(), 1u);
@@ -473,7 +474,7 @@ TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
 }
 
 // A case's choice of numerics (bert-base's 16-bit residual stream) is in the Markdown and HTML
-// reports' notes too; a run without one says nothing of it.
+// reports' notes too, and in the CSV's last column; a run without one says nothing of it.
 TEST(Reports, NumericsAreSaidInMarkdownHtmlAndCsv) {
   ReportSource src;
   src.name = "test";

@@ -150,7 +150,10 @@ TEST(Stats, PairedRatioCancelsASharedDrift) {
     const auto r = paired_ratio(a, b);
     hit += r.low <= 1.03 && 1.03 <= r.high;
     paired_width += (r.high - r.low) / sims;
-    if (s < 50) unpaired_width += (ratio_of_medians(a, b, 0.95, 500).high - ratio_of_medians(a, b, 0.95, 500).low) / 50;
+    if (s < 50) {
+      const auto unpaired = ratio_of_medians(a, b, 0.95, 500);
+      unpaired_width += (unpaired.high - unpaired.low) / 50;
+    }
   }
   const double coverage = hit / static_cast<double>(sims);
   std::printf("  paired_ratio 95%% coverage %.3f, width %.4f (unpaired %.4f)\n", coverage, paired_width, unpaired_width);
