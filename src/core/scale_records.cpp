@@ -155,7 +155,8 @@ std::string format_scale_table(const ScaleResult& r) {
   for (const auto& p : r.points)
     if (p.error.empty() && p.overhead)
       out += fmt::format("{} GPU{}: the data-parallel step is {:+.1f}% [{:+.1f}, {:+.1f}] against the same step without "
-                         "data parallelism (rank {}, {} samples of each in turn)\n", p.world_size, p.world_size == 1 ? "" : "s",
+                         "data parallelism (rank {}, {} pairs in this process: another process may differ by more "
+                         "than this interval)\n", p.world_size, p.world_size == 1 ? "" : "s",
                          100 * (p.overhead->ratio - 1), 100 * (p.overhead->low - 1), 100 * (p.overhead->high - 1),
                          p.slowest_rank, p.step.n);
   for (const auto& a : r.advice) out += "advice: " + a + "\n";

@@ -78,6 +78,7 @@ TEST(Scale, OverheadIsThePairedRatioOfTheSlowestRank) {
   EXPECT_LT(p.overhead->high, 1.06);
   const auto table = format_scale_table(r);
   EXPECT_NE(table.find("1 GPU: the data-parallel step is +5.0% [+"), std::string::npos) << table;
+  EXPECT_NE(table.find("(rank 0, 20 pairs in this process: another process may differ"), std::string::npos) << table;
   ASSERT_EQ(r.advice.size(), 1u);
   EXPECT_NE(r.advice[0].find("data parallelism adds +5%"), std::string::npos) << r.advice[0];
   EXPECT_NEAR(nlohmann::json(p).at("overhead").at("ratio").get<double>(), p.overhead->ratio, 1e-12);
