@@ -134,8 +134,11 @@ void derive_scaling(ScaleResult& r) {
 }
 
 std::string format_scale_table(const ScaleResult& r) {
-  std::string out = fmt::format("{} {} batch {}/GPU, buckets {} MB{}, {}\n", r.request.workload, r.request.dtype,
-                                r.request.batch_size, r.request.bucket_mb,
+  std::string numerics;  // the same workload on every rank: the first measured rank's
+  for (const auto& p : r.points)
+    if (numerics.empty() && p.error.empty() && !p.ranks.empty()) numerics = p.ranks.front().numerics;
+  std::string out = fmt::format("{} {}{} batch {}/GPU, buckets {} MB{}, {}\n", r.request.workload, r.request.dtype,
+                                numerics.empty() ? "" : " (" + numerics + ")", r.request.batch_size, r.request.bucket_mb,
                                 r.request.bucket_views ? " (gradients as bucket views)" : "", r.launcher == "env" ? "ranks from the environment" : "ranks started by accelbench");
   out += fmt::format("{:>4} {:>12} {:>19} {:>11} {:>20} {:>9} {:>13} {:>13}\n", "GPUs", "step ms", "95% CI", "samples/s",
                      "efficiency [CI]", "allreduce", "busbw step", "busbw bare");
@@ -187,7 +190,8 @@ void to_json(nlohmann::json& j, const RankMeasurement& v) {
        {"steps_per_sample", v.steps_per_sample}, {"warmup_steps", v.warmup_steps}, {"parameter_count", v.parameter_count},
        {"gradient_bytes", v.gradient_bytes}, {"bucket_bytes", v.bucket_bytes},
        {"buckets_launched_in_backward", v.buckets_launched_in_backward}, {"bare_allreduce_s", v.bare_allreduce_s},
-       {"bare_buckets_s", v.bare_buckets_s}, {"loss_before", v.loss_before}, {"loss_after", v.loss_after}, {"error", v.error}};
+       {"bare_buckets_s", v.bare_buckets_s}, {"loss_before", v.loss_before}, {"loss_after", v.loss_after},
+       {"numerics", v.numerics}, {"error", v.error}};
   if (!v.samples.empty()) j["median_step_s"] = summarize(v.samples).median;
 }
 void from_json(const nlohmann::json& j, RankMeasurement& v) {
@@ -215,6 +219,7 @@ void from_json(const nlohmann::json& j, RankMeasurement& v) {
   v.bare_buckets_s = j.value("bare_buckets_s", 0.0);
   v.loss_before = j.value("loss_before", 0.0);
   v.loss_after = j.value("loss_after", 0.0);
+  v.numerics = j.value("numerics", "");
   v.error = j.value("error", "");
 }
 

@@ -59,6 +59,7 @@ struct RankMeasurement {
   double bare_allreduce_s = 0;        // one all-reduce of gradient_bytes (median)
   double bare_buckets_s = 0;          // the buckets' all-reduces back to back (median)
   double loss_before = 0, loss_after = 0;
+  std::string numerics;               // the workload's own choice of numerics ("residual stream in bfloat16"), or empty
   std::string error;                  // one line, when the rank failed
 };
 

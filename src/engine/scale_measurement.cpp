@@ -74,6 +74,7 @@ class ScaleRank {
     task_ = std::make_unique<DataParallelTask>(std::move(inner), c_, static_cast<std::int64_t>(req_.bucket_mb * 1024 * 1024),
                                                req_.bucket_views ? GradientLayout::bucket_views : GradientLayout::copied);
     m_.parameter_count = task_->parameter_count();
+    m_.numerics = task_->numerics_description();
     m_.bucket_bytes = task_->reducer().bucket_bytes();
     m_.gradient_bytes = task_->reducer().total_bytes();
     m_.loss_before = task_->evaluation_loss();

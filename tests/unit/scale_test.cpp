@@ -57,6 +57,14 @@ TEST(Scale, EfficiencyAgainstOneGpuWithCi) {
   EXPECT_NE(r.advice[0].find("communication dominates"), std::string::npos);
   const auto table = format_scale_table(r);
   EXPECT_NE(table.find("80.0%"), std::string::npos) << table;
+  EXPECT_EQ(table.find("residual stream"), std::string::npos) << table;
+  // A workload's own numerics (bert-base's 16-bit residual stream) are said in the table's first line.
+  for (auto& p : r.points)
+    for (auto& rank : p.ranks) rank.numerics = "residual stream in bfloat16";
+  r.request.workload = "bert-base";
+  r.request.dtype = "bfloat16";
+  const auto bert = format_scale_table(r);
+  EXPECT_EQ(bert.substr(0, bert.find('\n')).find("bert-base bfloat16 (residual stream in bfloat16) batch 64/GPU"), 0u) << bert;
 }
 
 // --overhead: each data-parallel sample has a baseline sample beside it; the host drifts by 40%
@@ -115,6 +123,8 @@ TEST(Scale, RankMeasurementJsonRoundTrip) {
   EXPECT_EQ(back2.reducer_copies_s, 0.0001);
   EXPECT_EQ(back2.reducer_allreduce_calls_s, 0.0002);
   EXPECT_EQ(back2.reducer_waits_s, 0.00003);
+  m.numerics = "residual stream in bfloat16";
+  EXPECT_EQ(nlohmann::json(m).get<RankMeasurement>().numerics, "residual stream in bfloat16");
   ScaleRankRequest req;
   req.workload = "resnet18";
   req.bucket_mb = 12.5;
