@@ -71,7 +71,7 @@ def overhead(d, pattern):
         r = pt["ranks"][0]
         o, h = pt.get("overhead", {}), r.get("reducer_host_parts_s", {})
         pct = lambda x: 100 * (x - 1)  # noqa: E731
-        print(name, r.get("reducer_launch", ""), f"dp {1e3 * statistics.median(r['samples_s']):.3f} ms",
+        print(name, "after-backward" if r.get("all_reduced_after_backward") else "hooks", f"dp {1e3 * statistics.median(r['samples_s']):.3f} ms",
               f"base {1e3 * statistics.median(r['baseline_samples_s']):.3f} ms",
               f"n {len(r['samples_s'])} x {r['steps_per_sample']}",
               f"overhead {pct(o.get('ratio', 0)):+.2f}% [{pct(o.get('low', 0)):+.2f}, {pct(o.get('high', 0)):+.2f}]",

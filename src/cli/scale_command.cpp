@@ -1,6 +1,5 @@
 // `accelbench scale`: data-parallel training on 1, 2, ... GPUs of this host (one process per GPU,
-// started here), or as one rank of a job started by torchrun / Slurm (--ranks-from-env).
-// docs/multi-gpu.md.
+// started here), or as one rank of a job started by torchrun / Slurm (--ranks-from-env). docs/multi-gpu.md.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -28,7 +27,7 @@ struct ScaleFlags {
   std::int64_t batch_size = 64;
   double bucket_mb = 25, max_time_s = 20, ci_target = 0.02, collective_timeout_s = 120;
   std::size_t min_samples = 10;
-  bool from_env = false, bucket_views = false, overhead = false;
+  bool from_env = false, bucket_views = false, overhead = false, bucket_mb_given = false;
 };
 
 std::vector<int> parse_world_sizes(const std::string& text) {
@@ -55,6 +54,7 @@ ScaleRankRequest make_request(const ScaleFlags& f, const std::string& dtype) {
   r.batch_size = f.batch_size;
   r.bucket_mb = f.bucket_mb;
   r.bucket_views = f.bucket_views;
+  r.one_bucket_on_one_gpu = !f.bucket_mb_given;
   r.overhead = f.overhead;
   r.collective_timeout_s = f.collective_timeout_s;
   r.options.settings.stopping.ci_target = f.ci_target;
@@ -132,7 +132,7 @@ void add_scale_command(CLI::App& app, Action& action) {
   cmd->add_option("--gpus", f->gpus, "World sizes to measure, one process per GPU (default 1,2)");
   cmd->add_option("--dtype", f->dtypes, "Precisions, a comma list (float32, bfloat16, ...)");
   cmd->add_option("--batch-size", f->batch_size, "Batch per GPU (default 64)");
-  cmd->add_option("--bucket-mb", f->bucket_mb, "Gradient bucket size in MiB (default 25, as DDP)");
+  auto* bucket_mb = cmd->add_option("--bucket-mb", f->bucket_mb, "Gradient bucket size in MiB (default 25, as DDP; 1 GPU without it: one bucket after the backward pass)");
   cmd->add_flag("--bucket-views", f->bucket_views, "Gradients as views of the buckets (DDP's gradient_as_bucket_view: "
                 "a gradient copy less in memory). Default: each full bucket filled by one multi-tensor copy");
   cmd->add_flag("--overhead", f->overhead, "Also train a copy of the model without data parallelism on each GPU, a "
@@ -144,7 +144,7 @@ void add_scale_command(CLI::App& app, Action& action) {
   cmd->add_option("--json", f->json, "Write the results (every rank's samples) as JSON");
   cmd->add_option("--rank-dir", f->rank_dir, "Keep the ranks' result files and logs here (default: a temporary directory, removed; with --ranks-from-env: accelbench-scale-ranks, shared by the ranks)");
   cmd->add_flag("--ranks-from-env", f->from_env, "Be one rank of a job started by torchrun or Slurm (RANK, WORLD_SIZE, ...)");
-  cmd->callback([&action, f]() { action = [f]() { return execute_scale(*f); }; });
+  cmd->callback([&action, f, bucket_mb]() { f->bucket_mb_given = bucket_mb->count() > 0; action = [f]() { return execute_scale(*f); }; });
 }
 
 }  // namespace accelbench

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/durations.h"
 #include "core/errors.h"
 #include "core/results.h"
 
@@ -156,6 +157,11 @@ std::string format_scale_table(const ScaleResult& r) {
                        gbs(p.busbw_bare_gbs));
   }
   for (const auto& p : r.points)
+    if (p.error.empty() && !p.ranks.empty() && p.ranks.front().all_reduced_after_backward)
+      out += fmt::format("{} GPU{}: every gradient in one bucket ({}), all-reduced after the backward pass: one rank has "
+                         "nothing to overlap it with (--bucket-mb gives DDP's buckets and hooks here too)\n", p.world_size,
+                         p.world_size == 1 ? "" : "s", format_bytes(static_cast<double>(p.ranks.front().gradient_bytes)));
+  for (const auto& p : r.points)
     if (p.error.empty() && p.overhead)
       out += fmt::format("{} GPU{}: the data-parallel step is {:+.1f}% [{:+.1f}, {:+.1f}] against the same step without "
                          "data parallelism (rank {}, {} pairs in this process: another process may differ by more "
@@ -168,7 +174,7 @@ std::string format_scale_table(const ScaleResult& r) {
 
 void to_json(nlohmann::json& j, const ScaleRankRequest& v) {
   j = {{"workload", v.workload}, {"dtype", v.dtype}, {"batch_size", v.batch_size}, {"bucket_mb", v.bucket_mb},
-       {"bucket_views", v.bucket_views}, {"overhead", v.overhead}, {"collective_timeout_s", v.collective_timeout_s}, {"options", v.options}};
+       {"bucket_views", v.bucket_views}, {"one_bucket_on_one_gpu", v.one_bucket_on_one_gpu}, {"overhead", v.overhead}, {"collective_timeout_s", v.collective_timeout_s}, {"options", v.options}};
 }
 void from_json(const nlohmann::json& j, ScaleRankRequest& v) {
   j.at("workload").get_to(v.workload);
@@ -176,6 +182,7 @@ void from_json(const nlohmann::json& j, ScaleRankRequest& v) {
   j.at("batch_size").get_to(v.batch_size);
   j.at("bucket_mb").get_to(v.bucket_mb);
   v.bucket_views = j.value("bucket_views", false);
+  v.one_bucket_on_one_gpu = j.value("one_bucket_on_one_gpu", false);  // absent: a request from before it
   v.overhead = j.value("overhead", false);
   j.at("collective_timeout_s").get_to(v.collective_timeout_s);
   j.at("options").get_to(v.options);
@@ -189,7 +196,8 @@ void to_json(nlohmann::json& j, const RankMeasurement& v) {
                                  {"waits", v.reducer_waits_s}}},
        {"steps_per_sample", v.steps_per_sample}, {"warmup_steps", v.warmup_steps}, {"parameter_count", v.parameter_count},
        {"gradient_bytes", v.gradient_bytes}, {"bucket_bytes", v.bucket_bytes},
-       {"buckets_launched_in_backward", v.buckets_launched_in_backward}, {"bare_allreduce_s", v.bare_allreduce_s},
+       {"buckets_launched_in_backward", v.buckets_launched_in_backward},
+       {"all_reduced_after_backward", v.all_reduced_after_backward}, {"bare_allreduce_s", v.bare_allreduce_s},
        {"bare_buckets_s", v.bare_buckets_s}, {"loss_before", v.loss_before}, {"loss_after", v.loss_after},
        {"numerics", v.numerics}, {"error", v.error}};
   if (!v.samples.empty()) j["median_step_s"] = summarize(v.samples).median;
@@ -215,6 +223,7 @@ void from_json(const nlohmann::json& j, RankMeasurement& v) {
   v.gradient_bytes = j.value("gradient_bytes", std::int64_t{0});
   v.bucket_bytes = j.value("bucket_bytes", std::vector<std::int64_t>{});
   v.buckets_launched_in_backward = j.value("buckets_launched_in_backward", 0);
+  v.all_reduced_after_backward = j.value("all_reduced_after_backward", false);
   v.bare_allreduce_s = j.value("bare_allreduce_s", 0.0);
   v.bare_buckets_s = j.value("bare_buckets_s", 0.0);
   v.loss_before = j.value("loss_before", 0.0);

@@ -35,6 +35,9 @@ struct ScaleRankRequest {
   std::int64_t batch_size = 64;     // per GPU
   double bucket_mb = 25;            // gradient bucket size (DDP's bucket_cap_mb)
   bool bucket_views = false;        // gradients as views of the buckets (DDP's gradient_as_bucket_view)
+  // World size 1: every gradient in one bucket, all-reduced once after the backward pass (one rank
+  // has nothing to overlap it with). Off when --bucket-mb is given: DDP's buckets and hooks there too.
+  bool one_bucket_on_one_gpu = true;
   // Also step a second copy of the model without data parallelism on each rank's GPU, a sample of it
   // in turn with each data-parallel sample: what data parallelism costs the step, paired.
   bool overhead = false;
@@ -56,6 +59,7 @@ struct RankMeasurement {
   std::int64_t parameter_count = 0, gradient_bytes = 0;
   std::vector<std::int64_t> bucket_bytes;
   int buckets_launched_in_backward = 0;  // of the last step: launched from the hooks, overlapping the backward
+  bool all_reduced_after_backward = false;  // no hooks: the buckets launched after the backward pass
   double bare_allreduce_s = 0;        // one all-reduce of gradient_bytes (median)
   double bare_buckets_s = 0;          // the buckets' all-reduces back to back (median)
   double loss_before = 0, loss_after = 0;

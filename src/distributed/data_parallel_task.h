@@ -17,7 +17,8 @@ class DataParallelTask final : public TrainingTask {
  public:
   // Throws std::invalid_argument when the task does not expose its parameters.
   DataParallelTask(std::unique_ptr<TrainingTask> inner, Collectives& collectives, std::int64_t bucket_bytes,
-                   GradientLayout layout = GradientLayout::copied);
+                   GradientLayout layout = GradientLayout::copied, ReducerLaunch launch = ReducerLaunch::from_hooks,
+                   std::int64_t first_bucket_bytes = GradientReducer::kDefaultFirstBucketBytes);
 
   at::Tensor forward_loss() override { return inner_->forward_loss(); }
   void backward(const at::Tensor& loss) override { inner_->backward(loss); }

@@ -45,8 +45,8 @@ std::vector<std::vector<std::size_t>> assign_buckets(const std::vector<std::int6
 }
 
 GradientReducer::GradientReducer(std::vector<at::Tensor> params, Collectives& collectives, std::int64_t bucket_bytes,
-                                 std::int64_t first_bucket_bytes, GradientLayout layout)
-    : params_(std::move(params)), collectives_(collectives), layout_(layout) {
+                                 std::int64_t first_bucket_bytes, GradientLayout layout, ReducerLaunch launch)
+    : params_(std::move(params)), collectives_(collectives), layout_(layout), launch_(launch) {
   std::vector<std::int64_t> bytes;
   for (const auto& p : params_) bytes.push_back(p.numel() * static_cast<std::int64_t>(p.element_size()));
   plan_ = assign_buckets(bytes, bucket_bytes, first_bucket_bytes);
@@ -80,6 +80,9 @@ GradientReducer::GradientReducer(std::vector<at::Tensor> params, Collectives& co
       if (p.grad().defined()) views_[i].copy_(p.grad());
       p.mutable_grad() = views_[i];
     }
+    if (!p.requires_grad() || !p.is_leaf())
+      throw std::invalid_argument("GradientReducer: a parameter is not a leaf that requires grad");
+    if (launch_ == ReducerLaunch::after_backward) continue;
     // A hook after the accumulation (as DDP's on the grad accumulator); the accumulator is kept alive
     // so that autograd keeps using this one node for the parameter.
     auto acc = torch::autograd::impl::grad_accumulator(p);
@@ -111,6 +114,10 @@ void GradientReducer::on_accumulated(std::size_t i) {
   torch::NoGradGuard no_grad;
   std::lock_guard lock(mutex_);
   HostTimer timer(host_.total_s);
+  arrived(i);
+}
+
+void GradientReducer::arrived(std::size_t i) {
   auto& bucket = buckets_[bucket_of_[i]];
   auto& p = params_[i];
   // copied: autograd's own gradient stays the .grad until the bucket's launch copies it in.
@@ -176,6 +183,10 @@ void GradientReducer::finish() {
   std::lock_guard lock(mutex_);
   HostTimer timer(host_.total_s);
   finishing_ = true;
+  if (launch_ == ReducerLaunch::after_backward)  // no hooks: a gradient autograd left has arrived
+    for (const auto& bucket_plan : plan_)
+      for (const auto i : bucket_plan)
+        if (params_[i].grad().defined()) arrived(i);
   for (; next_launch_ < buckets_.size(); ++next_launch_) {  // parameters with no gradient: zeros
     for (const auto i : plan_[next_launch_]) {
       if (arrived_[i] || layout_ == GradientLayout::copied) continue;  // copied: launch() zeroes the missing

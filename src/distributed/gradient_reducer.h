@@ -15,6 +15,13 @@
 //   autograd accumulates into the bucket (an add per parameter, no copy; one gradient's memory less).
 //   rebind_and_zero(), after the optimizer step, zeroes the buffers (one fill a bucket) and points
 //   back at them any gradient the optimizer's zero_grad set to none.
+// Two launch points (ReducerLaunch):
+// - from_hooks (the default, as DDP): the hooks above launch each bucket as it fills, so that its
+//   all-reduce overlaps the rest of the backward pass.
+// - after_backward: no hooks; finish() takes every gradient autograd left (a defined .grad arrived)
+//   and launches the buckets then. With one rank there is nothing to overlap, and each hook, bucket
+//   copy and all-reduce call is host time that a launch-bound step pays in full (about 42 us an
+//   all-reduce call and 140 us of hooks a transformer step on the H200, docs/results/).
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -32,13 +39,14 @@ std::vector<std::vector<std::size_t>> assign_buckets(const std::vector<std::int6
                                                      std::int64_t bucket_bytes, std::int64_t first_bucket_bytes);
 
 enum class GradientLayout { copied, bucket_views };
+enum class ReducerLaunch { from_hooks, after_backward };
 
 class GradientReducer {
  public:
   static constexpr std::int64_t kDefaultFirstBucketBytes = 1 << 20;
   GradientReducer(std::vector<at::Tensor> params, Collectives& collectives, std::int64_t bucket_bytes,
                   std::int64_t first_bucket_bytes = kDefaultFirstBucketBytes,
-                  GradientLayout layout = GradientLayout::copied);
+                  GradientLayout layout = GradientLayout::copied, ReducerLaunch launch = ReducerLaunch::from_hooks);
   ~GradientReducer();
   GradientReducer(const GradientReducer&) = delete;
   GradientReducer& operator=(const GradientReducer&) = delete;
@@ -50,6 +58,7 @@ class GradientReducer {
   // gradient a view of its bucket again. copied: nothing (the next gradients overwrite the buffers).
   void rebind_and_zero();
   GradientLayout layout() const { return layout_; }
+  ReducerLaunch launch_point() const { return launch_; }
   // Bucket b's flat buffer (every gradient in it is a view of it).
   const at::Tensor& bucket_buffer(std::size_t b) const { return buckets_[b].flat; }
 
@@ -85,6 +94,7 @@ class GradientReducer {
     std::shared_ptr<CollectiveWork> work;
   };
   void on_accumulated(std::size_t param);  // after autograd accumulated the parameter's gradient
+  void arrived(std::size_t param);         // its gradient is there (the caller holds the lock)
   bool grad_is_view(std::size_t param) const;
   void launch_ready_buckets();  // in bucket order, each at most once
   void launch(std::size_t b);
@@ -101,6 +111,7 @@ class GradientReducer {
   int launched_in_backward_ = 0, last_launched_in_backward_ = 0, copied_ = 0, last_copied_ = 0;
   int copy_launches_ = 0, last_copy_launches_ = 0;
   GradientLayout layout_;
+  ReducerLaunch launch_;
   bool finishing_ = false;
   HostTimes host_;
   std::vector<std::shared_ptr<CollectiveWork>> last_works_;

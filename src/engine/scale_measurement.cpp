@@ -71,8 +71,15 @@ class ScaleRank {
       if (!std::isfinite(m_.loss_before)) throw std::runtime_error("the initial loss is not finite");
       return;
     }
-    task_ = std::make_unique<DataParallelTask>(std::move(inner), c_, static_cast<std::int64_t>(req_.bucket_mb * 1024 * 1024),
-                                               req_.bucket_views ? GradientLayout::bucket_views : GradientLayout::copied);
+    // One rank: one bucket, launched after the backward pass (nothing to overlap; each hook and
+    // all-reduce call is host time a launch-bound step pays). Otherwise DDP's buckets from the hooks.
+    const bool one_bucket = req_.one_bucket_on_one_gpu && c_.world_size() == 1;
+    const auto bucket_bytes = one_bucket ? kOneBucket : static_cast<std::int64_t>(req_.bucket_mb * 1024 * 1024);
+    task_ = std::make_unique<DataParallelTask>(
+        std::move(inner), c_, bucket_bytes, req_.bucket_views ? GradientLayout::bucket_views : GradientLayout::copied,
+        one_bucket ? ReducerLaunch::after_backward : ReducerLaunch::from_hooks,
+        one_bucket ? kOneBucket : GradientReducer::kDefaultFirstBucketBytes);
+    m_.all_reduced_after_backward = one_bucket;
     m_.parameter_count = task_->parameter_count();
     m_.numerics = task_->numerics_description();
     m_.bucket_bytes = task_->reducer().bucket_bytes();
@@ -178,6 +185,7 @@ class ScaleRank {
     m_.bare_buckets_s = summarize(all).median;
   }
 
+  static constexpr std::int64_t kOneBucket = std::int64_t{1} << 62;  // larger than any model's gradients
   const ScaleRankRequest& req_;
   Collectives& c_;
   RankMeasurement m_;

@@ -216,7 +216,7 @@ TEST(Gpu, SweepCrossoverEndToEnd) {
 // reducer's host time recorded, and with --overhead a baseline sample beside each sample.
 TEST(Gpu, ScaleWorldSizeOneRunsThroughNccl) {
   REQUIRE_CUDA();
-  for (const std::string layout : {"", " --bucket-views", " --overhead"}) {
+  for (const std::string layout : {"", " --bucket-views", " --overhead", " --bucket-mb 1"}) {
     const std::string json = ::testing::TempDir() + "scale-ws1.json";
     const std::string cmd = std::string(ACCELBENCH_BIN) + " scale --model mlp --gpus 1 --max-time 2 --min-samples 5" +
                             layout + " --json " + json + " > /dev/null 2>&1";
@@ -236,6 +236,11 @@ TEST(Gpu, ScaleWorldSizeOneRunsThroughNccl) {
     EXPECT_EQ(rank.at("baseline_samples_s").size(), overhead ? rank.at("samples_s").size() : 0u) << layout;
     EXPECT_EQ(point.contains("overhead"), overhead) << layout;
     if (overhead) EXPECT_GT(point.at("overhead").at("ratio").get<double>(), 0.5);
+    // One GPU: one bucket after the backward pass, unless --bucket-mb asks for DDP's buckets.
+    const bool ddp_buckets = layout == " --bucket-mb 1";
+    EXPECT_EQ(rank.at("all_reduced_after_backward").get<bool>(), !ddp_buckets) << layout;
+    if (!ddp_buckets) EXPECT_EQ(rank.at("bucket_bytes").size(), 1u) << layout;
+    else EXPECT_GT(rank.at("buckets_launched_in_backward").get<int>(), 0) << layout;
   }
 }
 

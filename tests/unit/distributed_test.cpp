@@ -83,7 +83,7 @@ TEST(GradientReducer, TwoRanksAverageLikeOneProcess) {
 // ranks' gradients, step after step. bucket_views: after rebind_and_zero (the optimizer set the
 // gradients to none) autograd accumulated into the views, no copy; when nobody rebinds, the hook
 // copies each new gradient back into the bucket. copied: one multi-tensor copy a bucket, every step.
-void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout) {
+void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout, ReducerLaunch launch = ReducerLaunch::from_hooks) {
   FakeWorld world(2);
   std::vector<torch::nn::Sequential> nets{small_net(1), small_net(2)};
   auto ref = small_net(1);
@@ -107,7 +107,7 @@ void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout) {
     FakeCollectives c(world, r);
     broadcast_parameters(c, nets[r]->parameters(), 0);
     auto params = nets[r]->parameters();
-    GradientReducer reducer(params, c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64, layout);
+    GradientReducer reducer(params, c, /*bucket_bytes=*/200, /*first_bucket_bytes=*/64, layout, launch);
     const int buckets = static_cast<int>(reducer.bucket_params().size());
     for (int s = 0; s < 3; ++s) {
       nets[r]->forward(batch(r, s)).pow(2).mean().backward();
@@ -121,6 +121,10 @@ void expect_gradients_in_buckets_hold_the_mean(GradientLayout layout) {
       }
       if (reducer.copied_in_last_step() != copies_expected)
         failures[r].push_back(fmt::format("step {}: {} gradients copied, expected {}", s, reducer.copied_in_last_step(), copies_expected));
+      const int in_backward = launch == ReducerLaunch::from_hooks ? buckets : 0;
+      if (reducer.launched_during_backward() != in_backward)
+        failures[r].push_back(fmt::format("step {}: {} buckets launched in the backward pass, expected {}", s,
+                                          reducer.launched_during_backward(), in_backward));
       if (reducer.copy_launches_in_last_step() != launches_expected)
         failures[r].push_back(fmt::format("step {}: {} copy launches, expected {}", s, reducer.copy_launches_in_last_step(), launches_expected));
       for (std::size_t i = 0; i < params.size(); ++i) {
@@ -153,6 +157,36 @@ TEST(GradientReducer, GradientsAreViewsOfTheBucketsAndHoldTheMean) {
 
 TEST(GradientReducer, GradientsCopiedPerBucketHoldTheMean) {
   expect_gradients_in_buckets_hold_the_mean(GradientLayout::copied);
+}
+
+// No hooks: finish() takes the gradients autograd left and launches every bucket; the same means.
+TEST(GradientReducer, AfterTheBackwardPassGradientsCopiedHoldTheMean) {
+  expect_gradients_in_buckets_hold_the_mean(GradientLayout::copied, ReducerLaunch::after_backward);
+}
+
+TEST(GradientReducer, AfterTheBackwardPassGradientViewsHoldTheMean) {
+  expect_gradients_in_buckets_hold_the_mean(GradientLayout::bucket_views, ReducerLaunch::after_backward);
+}
+
+// After the backward pass, a parameter whose gradient is none gets zeros; one whose gradient was
+// left in place from the step before keeps it, as in training without data parallelism.
+TEST(GradientReducer, AfterTheBackwardPassAnUnusedParameterGetsZeros) {
+  FakeWorld world(1);
+  FakeCollectives c(world, 0);
+  auto net = small_net(3);
+  auto unused = torch::ones({5}, torch::requires_grad());
+  auto params = net->parameters();
+  params.insert(params.begin(), unused);
+  GradientReducer reducer(params, c, 64, 64, GradientLayout::copied, ReducerLaunch::after_backward);
+  net->forward(input_of(0)).sum().backward();
+  reducer.finish();
+  ASSERT_TRUE(unused.grad().defined());
+  EXPECT_EQ(unused.grad().abs().sum().item<double>(), 0.0);
+  EXPECT_EQ(reducer.launched_during_backward(), 0);
+  unused.grad().fill_(7.0);
+  net->forward(input_of(0)).sum().backward();
+  reducer.finish();
+  EXPECT_EQ(unused.grad().sum().item<double>(), 35.0);
 }
 
 TEST(GradientReducer, UnusedParameterGetsZerosAndNothingHangs) {

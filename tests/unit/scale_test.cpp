@@ -135,6 +135,24 @@ TEST(Scale, RankMeasurementJsonRoundTrip) {
   EXPECT_FALSE(nlohmann::json(req).get<ScaleRankRequest>().overhead);
   req.overhead = true;
   EXPECT_TRUE(nlohmann::json(req).get<ScaleRankRequest>().overhead);
+  EXPECT_TRUE(nlohmann::json(req).get<ScaleRankRequest>().one_bucket_on_one_gpu);
+  req.one_bucket_on_one_gpu = false;
+  EXPECT_FALSE(nlohmann::json(req).get<ScaleRankRequest>().one_bucket_on_one_gpu);
+  m.all_reduced_after_backward = true;
+  EXPECT_TRUE(nlohmann::json(m).get<RankMeasurement>().all_reduced_after_backward);
+}
+
+// At one GPU without --bucket-mb the rank all-reduces one bucket after the backward pass; the table says so.
+TEST(Scale, OneBucketAfterTheBackwardPassIsSaid) {
+  auto m = rank_with(0, 1, 0.010);
+  ScaleResult r;
+  r.points.push_back(summarize_scale_point(1, {m}, 64));
+  EXPECT_EQ(format_scale_table(r).find("one bucket"), std::string::npos);
+  m.all_reduced_after_backward = true;
+  r.points[0] = summarize_scale_point(1, {m}, 64);
+  const auto table = format_scale_table(r);
+  EXPECT_NE(table.find("1 GPU: every gradient in one bucket (95.4 MiB), all-reduced after the backward pass"),
+            std::string::npos) << table;
 }
 
 TEST(Scale, RendezvousFromEnvironment) {
