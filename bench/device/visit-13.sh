@@ -8,6 +8,14 @@
 # ScaleWorldSizeOne`. Issue #12: bench/device/cpu_copy_probe.py in four processes (why the CPU's
 # copy differs between processes: huge pages?).
 #   bash bench/device/visit-13.sh ws1
+# Part `confirm` (about 6 minutes): `ctest -L gpu`; then the new default (N) with --overhead in more
+# processes and cases: transformer bfloat16 x4, resnet18 bfloat16 x3, bert-base bfloat16 x2,
+# transformer and resnet18 float32 x1.
+#   bash bench/device/visit-13.sh confirm
+# Part `peak` (about 7 minutes), #12: `peak --device cpu` x3 and `peak --device cuda:0` x2,
+# alternating (the CPU's copy now on huge pages); then `run` against `scale --gpus 1` (R, S) in
+# six rotating rounds, transformer bfloat16 (bench/device/ws1-variants.sh).
+#   bash bench/device/visit-13.sh peak
 set -uo pipefail
 part=${1:-ws1}
 export TARGETS="accelbench gpu_tests"
@@ -30,6 +38,32 @@ if [[ $part == ws1 ]]; then
   one N resnet18 1; one O resnet18 1
   for i in 3 4; do python3 bench/device/cpu_copy_probe.py "probe $i" 2>&1 | tee -a "$d/cpu-copy-probe.txt"; done
   python3 bench/device/ws1_stats.py overhead "$d" 'ws1-*.json' | tee "$d/overhead-summary.txt"
+fi
+if [[ $part == confirm ]]; then
+  (cd build-device && timeout 200 ctest -L gpu > "$d/ctest-gpu.txt" 2>&1; echo "ctest -L gpu exit $?")
+  tail -4 "$d/ctest-gpu.txt"
+  one() {  # model dtype round
+    local f="$d/ws1-N-$1-$2-$3"
+    timeout 100 $BIN scale --model $1 --dtype $2 --gpus 1 --batch-size 64 --max-time 10 --overhead \
+      --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 $3 failed"
+    echo "$1 $2 $3 at $(( $(date +%s) - t0 )) s: $(grep 'data-parallel step' "$f.txt")"
+  }
+  for r in 1 2; do one transformer bfloat16 $r; one resnet18 bfloat16 $r; one bert-base bfloat16 $r; done
+  one transformer bfloat16 3; one resnet18 bfloat16 3; one transformer bfloat16 4
+  one transformer float32 1; one resnet18 float32 1
+  python3 bench/device/ws1_stats.py overhead "$d" 'ws1-*.json' | tee "$d/overhead-summary.txt"
+fi
+if [[ $part == peak ]]; then
+  for i in 1 2 3; do
+    timeout 120 $BIN peak --device cpu --no-save --json "$d/peak-cpu-$i.json" > "$d/peak-cpu-$i.txt" 2>&1
+    echo "peak cpu $i: exit $? at $(( $(date +%s) - t0 )) s"
+    if (( i < 3 )); then
+      timeout 150 $BIN peak --device cuda:0 --no-save --json "$d/peak-cuda-$i.json" > "$d/peak-cuda-$i.txt" 2>&1
+      echo "peak cuda $i: exit $? at $(( $(date +%s) - t0 )) s"
+    fi
+  done
+  grep -h -E "^(matmul|copy|launch|host|device)" "$d"/peak-*.txt | head -60
+  BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=6 VARIANTS="R S" bash bench/device/ws1-variants.sh
 fi
 (cd "$OUT" && tar czf "visit13-$part.tgz" "visit13-$part" && rm -rf "visit13-$part")
 echo "visit-13 $part total $(( $(date +%s) - t0 )) s"

@@ -153,13 +153,16 @@ void GradientReducer::launch(std::size_t b) {
     // gradient this step: zeros (whatever its .grad still holds); one whose gradient autograd
     // accumulated into the slot itself (its .grad was left the slot): nothing to copy.
     std::vector<at::Tensor> slots, grads;
+    slots.reserve(plan_[b].size());
+    grads.reserve(plan_[b].size());
     for (const auto i : plan_[b]) {
       auto& p = params_[i];
-      if (!arrived_[i] || !p.grad().defined()) {
+      const auto& grad = p.grad();
+      if (!arrived_[i] || !grad.defined()) {
         views_[i].zero_();
-      } else if (!grad_is_view(i)) {
+      } else if (grad.unsafeGetTensorImpl() != views_[i].unsafeGetTensorImpl()) {
         slots.push_back(views_[i]);
-        grads.push_back(p.grad());
+        grads.push_back(grad);
       }
       p.mutable_grad() = views_[i];
     }

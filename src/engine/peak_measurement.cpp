@@ -9,7 +9,10 @@
 //     ceiling: the H200 gave 801.8 TFLOP/s in bfloat16 that way and 690 TFLOP/s when its samples
 //     ran back to back for half a second (its 700 W cap; docs/peak.md). On an accelerator the
 //     sustained figure follows: matmuls back to back for a few seconds, the second half timed.
-//   copy: a 1 GiB (CPU: 256 MiB) buffer copied on the device; read + write bytes per second.
+//   copy: a 1 GiB (CPU: 256 MiB) buffer copied on the device; read + write bytes per second. On the
+//     CPU the two buffers are asked for transparent huge pages (madvise), so that the ceiling does
+//     not depend on the TLB: the H200's host copied 89-137 GB/s with them, 86-134 without, in the
+//     same processes (bench/device/cpu_copy_probe.py, docs/peak.md).
 //   host<->device: 256 MiB between pinned (or pageable) host memory and the device (accelerators).
 //   launch: a one-element in-place add, either followed by a synchronization each time (round trip:
 //     each timed alone, a sample the median of them) or queued a thousand at a time (back to back:
@@ -21,8 +24,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <thread>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "core/durations.h"
 #include "core/stats.h"
@@ -197,15 +205,47 @@ Ceiling measure_matmul(Device& dev, const std::string& precision_name, const Pea
   return c;
 }
 
+// `bytes` of host memory asked for transparent huge pages (Linux madvise), as a byte tensor that
+// unmaps it when freed; an undefined tensor where the kernel has them off (or none).
+at::Tensor huge_page_bytes(std::int64_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  if (!std::getline(thp, modes) || modes.find("[never]") != std::string::npos) return {};
+  const auto size = static_cast<std::size_t>(bytes);
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return {};
+  if (::madvise(p, size, MADV_HUGEPAGE) != 0) {
+    ::munmap(p, size);
+    return {};
+  }
+  return at::from_blob(p, {bytes}, [size](void* q) { ::munmap(q, size); }, at::TensorOptions().dtype(at::kByte));
+#else
+  (void)bytes;
+  return {};
+#endif
+}
+
 Ceiling measure_copy(Device& dev, const PeakPlan& plan) {
   const auto opts = at::TensorOptions().device(dev.torch_device()).dtype(at::kByte);
-  auto src = at::ones({plan.copy_bytes}, opts), dst = at::empty({plan.copy_bytes}, opts);
+  at::Tensor src, dst;
+  if (dev.is_cpu()) {
+    src = huge_page_bytes(plan.copy_bytes);
+    dst = huge_page_bytes(plan.copy_bytes);
+  }
+  const bool huge = src.defined() && dst.defined();
+  if (!huge) {
+    src = at::empty({plan.copy_bytes}, opts);
+    dst = at::empty({plan.copy_bytes}, opts);
+  }
+  src.fill_(1);  // touched before timing (on the CPU: the pages faulted in)
+  dst.fill_(0);
   const auto op = [&] { dst.copy_(src); };
   op();
   const double op_s = time_reps(dev, op, 1);
   const double moved = 2.0 * static_cast<double>(plan.copy_bytes);
-  return sampled(CeilingKind::kCopy, "", format_bytes(static_cast<double>(plan.copy_bytes)), dev, op, op_s, plan,
-                 [moved](double s) { return moved / s; });
+  const auto size = format_bytes(static_cast<double>(plan.copy_bytes)) + (huge ? ", huge pages (madvise)" : "");
+  return sampled(CeilingKind::kCopy, "", size, dev, op, op_s, plan, [moved](double s) { return moved / s; });
 }
 
 Ceiling measure_transfer(Device& dev, CeilingKind kind, bool pinned, const PeakPlan& plan) {

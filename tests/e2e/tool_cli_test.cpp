@@ -287,6 +287,11 @@ TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
   }
   // the float32 matmul at a size large enough to take 50 ms, or the CPU's largest (4096)
   EXPECT_NE(cpu["ceilings"][0]["size"].get<std::string>().find(" x "), std::string::npos);
+  // the copy's buffers on transparent huge pages where the kernel offers them (madvise or always)
+  const auto thp_modes = slurp("/sys/kernel/mm/transparent_hugepage/enabled");
+  const bool thp = !thp_modes.empty() && thp_modes.find("[never]") == std::string::npos;
+  EXPECT_EQ(cpu["ceilings"][3]["size"].get<std::string>().find(", huge pages (madvise)") != std::string::npos, thp)
+      << cpu["ceilings"][3].dump();
 
   const auto d = run_cli("doctor", env);
   EXPECT_NE(d.out.find("ceilings     cpu     measured "), std::string::npos) << d.out;
