@@ -12,9 +12,10 @@
 # processes and cases: transformer bfloat16 x4, resnet18 bfloat16 x3, bert-base bfloat16 x2,
 # transformer and resnet18 float32 x1.
 #   bash bench/device/visit-13.sh confirm
-# Part `peak` (about 7 minutes), #12: `peak --device cpu` x3 and `peak --device cuda:0` x2,
-# alternating (the CPU's copy now on huge pages); then `run` against `scale --gpus 1` (R, S) in
-# six rotating rounds, transformer bfloat16 (bench/device/ws1-variants.sh).
+# Part `peak` (about 8 minutes): #14, the bucket copy below autograd's dispatch (N2) with --overhead,
+# resnet18 bfloat16 x4 and transformer bfloat16 x2; #12, `peak --device cpu` x3 and `peak --device
+# cuda:0` x2, alternating (the CPU's copy now on huge pages); then `run` against `scale --gpus 1`
+# (R, S) in four rotating rounds, transformer bfloat16 (bench/device/ws1-variants.sh).
 #   bash bench/device/visit-13.sh peak
 set -uo pipefail
 part=${1:-ws1}
@@ -54,6 +55,14 @@ if [[ $part == confirm ]]; then
   python3 bench/device/ws1_stats.py overhead "$d" 'ws1-*.json' | tee "$d/overhead-summary.txt"
 fi
 if [[ $part == peak ]]; then
+  one() {  # model dtype round
+    local f="$d/ws1-N2-$1-$2-$3"
+    timeout 100 $BIN scale --model $1 --dtype $2 --gpus 1 --batch-size 64 --max-time 10 --overhead \
+      --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 $3 failed"
+    echo "$1 $2 $3 at $(( $(date +%s) - t0 )) s: $(grep 'data-parallel step' "$f.txt")"
+  }
+  for r in 1 2; do one resnet18 bfloat16 $r; one transformer bfloat16 $r; one resnet18 bfloat16 $((r + 2)); done
+  python3 bench/device/ws1_stats.py overhead "$d" 'ws1-*.json' | tee "$d/overhead-summary.txt"
   for i in 1 2 3; do
     timeout 120 $BIN peak --device cpu --no-save --json "$d/peak-cpu-$i.json" > "$d/peak-cpu-$i.txt" 2>&1
     echo "peak cpu $i: exit $? at $(( $(date +%s) - t0 )) s"
@@ -63,7 +72,7 @@ if [[ $part == peak ]]; then
     fi
   done
   grep -h -E "^(matmul|copy|launch|host|device)" "$d"/peak-*.txt | head -60
-  BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=6 VARIANTS="R S" bash bench/device/ws1-variants.sh
+  BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=4 VARIANTS="R S" bash bench/device/ws1-variants.sh
 fi
 (cd "$OUT" && tar czf "visit13-$part.tgz" "visit13-$part" && rm -rf "visit13-$part")
 echo "visit-13 $part total $(( $(date +%s) - t0 )) s"

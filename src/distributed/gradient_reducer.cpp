@@ -168,6 +168,9 @@ void GradientReducer::launch(std::size_t b) {
     }
     if (!slots.empty()) {
       HostTimer timer(host_.copies_s);
+      // Below autograd's and ADInplaceOrView's kernels, as optimizers run: no graph records these
+      // buffers, and their per-tensor checks and version bumps are host time a launch-bound step pays.
+      at::AutoDispatchBelowADInplaceOrView below_autograd;
       at::_foreach_copy_(slots, grads);
       copied_ += static_cast<int>(slots.size());
       ++copy_launches_;
