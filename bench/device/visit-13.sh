@@ -17,6 +17,10 @@
 # cuda:0` x2, alternating (the CPU's copy now on huge pages); then `run` against `scale --gpus 1`
 # (R, S) in four rotating rounds, transformer bfloat16 (bench/device/ws1-variants.sh).
 #   bash bench/device/visit-13.sh peak
+# Part `final` (about 4 minutes), #14 with the code as committed: `ctest -R Scale` (gpu_tests);
+# --overhead for transformer bfloat16 x4, resnet18 bfloat16 x2, bert-base bfloat16 x2, transformer
+# and resnet18 float32 x1, bert-base float32 x1.
+#   bash bench/device/visit-13.sh final
 set -uo pipefail
 part=${1:-ws1}
 export TARGETS="accelbench gpu_tests"
@@ -73,6 +77,20 @@ if [[ $part == peak ]]; then
   done
   grep -h -E "^(matmul|copy|launch|host|device)" "$d"/peak-*.txt | head -60
   BIN=$BIN OUT=$d CASES="transformer:bfloat16" ROUNDS=4 VARIANTS="R S" bash bench/device/ws1-variants.sh
+fi
+if [[ $part == final ]]; then
+  (cd build-device && timeout 100 ctest -R Scale --output-on-failure > "$d/ctest-scale.txt" 2>&1; echo "ctest -R Scale exit $?")
+  tail -3 "$d/ctest-scale.txt"
+  one() {  # model dtype round
+    local f="$d/ws1-N3-$1-$2-$3"
+    timeout 100 $BIN scale --model $1 --dtype $2 --gpus 1 --batch-size 64 --max-time 10 --overhead \
+      --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 $3 failed"
+    echo "$1 $2 $3 at $(( $(date +%s) - t0 )) s: $(grep 'data-parallel step' "$f.txt")"
+  }
+  for r in 1 2; do one transformer bfloat16 $r; one resnet18 bfloat16 $r; one bert-base bfloat16 $r; done
+  one transformer bfloat16 3; one transformer float32 1; one transformer bfloat16 4; one resnet18 float32 1
+  one bert-base float32 1
+  python3 bench/device/ws1_stats.py overhead "$d" 'ws1-*.json' | tee "$d/overhead-summary.txt"
 fi
 (cd "$OUT" && tar czf "visit13-$part.tgz" "visit13-$part" && rm -rf "visit13-$part")
 echo "visit-13 $part total $(( $(date +%s) - t0 )) s"

@@ -108,7 +108,7 @@ void add_advice(ScaleResult& r) {
           "{} GPU{}: data parallelism adds {:+.0f}% [{:+.0f}, {:+.0f}] to the step against the same step without it{}",
           p.world_size, p.world_size == 1 ? "" : "s", 100 * (p.overhead->ratio - 1), 100 * (p.overhead->low - 1),
           100 * (p.overhead->high - 1),
-          p.world_size == 1 ? " (with no other rank to wait for: the reducer's host work, hooks, bucket copies and "
+          p.world_size == 1 ? " (with no other rank to wait for: the reducer's host work, its bucket copies and "
                               "all-reduce launches; a larger batch per GPU spreads it)" : ""));
     if (p.world_size < 2 || !p.error.empty()) continue;
     const double eff = p.efficiency ? p.efficiency->ratio : 1.0;
