@@ -9,6 +9,9 @@ ratios, Student t): processes taken seconds apart share the host's state, which 
                                      (scale/run over the pairs of several calls together)
   python3 bench/device/ws1_stats.py overhead DIR GLOB  (each `scale --overhead` JSON matching
                                      DIR/GLOB: the paired overhead and the reducer's host time)
+  python3 bench/device/ws1_stats.py between GLOB ...   (`scale --overhead` JSONs, one process
+                                     each: the processes' overheads and the 95% interval of their
+                                     mean, Student t over processes: what the next process gives)
 """
 import glob, gzip, json, math, statistics, sys
 
@@ -80,7 +83,29 @@ def overhead(d, pattern):
               f"buckets {len(r['bucket_bytes'])}, loss {r['loss_before']:.3f} -> {r['loss_after']:.3f}")
 
 
+def between(patterns):
+    """The overhead of each process (its paired ratio) and the t-interval over processes."""
+    logs = []
+    for pattern in patterns:
+        for f in sorted(glob.glob(pattern)):
+            o = load(f.removesuffix(".gz"))["results"][0]["points"][0].get("overhead")
+            if o:
+                logs.append(math.log(o["ratio"]))
+    n = len(logs)
+    if n < 2:
+        print(f"{n} processes: no interval")
+        return
+    m, sd = statistics.mean(logs), statistics.stdev(logs)
+    h = t975(n - 1) * sd / math.sqrt(n)
+    pct = lambda x: 100 * (math.exp(x) - 1)  # noqa: E731
+    print(f"{n} processes: {' '.join(f'{pct(x):+.1f}' for x in logs)}%; mean {pct(m):+.2f}% "
+          f"[95% CI over processes {pct(m - h):+.2f}, {pct(m + h):+.2f}]")
+
+
 def main(argv):
+    if argv[0] == "between":
+        between(argv[1:])
+        return
     if argv[0] == "overhead":
         overhead(argv[1], argv[2])
         return

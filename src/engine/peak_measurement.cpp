@@ -11,8 +11,8 @@
 //     sustained figure follows: matmuls back to back for a few seconds, the second half timed.
 //   copy: a 1 GiB (CPU: 256 MiB) buffer copied on the device; read + write bytes per second. On the
 //     CPU the two buffers are asked for transparent huge pages (madvise), so that the ceiling does
-//     not depend on the TLB: the H200's host copied 89-137 GB/s with them, 86-134 without, in the
-//     same processes (bench/device/cpu_copy_probe.py, docs/peak.md).
+//     not depend on the TLB: on the H200's host the medians were 90-132 GB/s with them against
+//     88-116 without, in the same four processes (bench/device/cpu_copy_probe.py, docs/peak.md).
 //   host<->device: 256 MiB between pinned (or pageable) host memory and the device (accelerators).
 //   launch: a one-element in-place add, either followed by a synchronization each time (round trip:
 //     each timed alone, a sample the median of them) or queued a thousand at a time (back to back:
