@@ -25,17 +25,21 @@ set -uo pipefail
 part=${1:-ws1}
 export TARGETS="accelbench gpu_tests"
 source bench/device/visit-setup.sh "visit13-$part"
+# One `scale --gpus 1 --overhead` process: overhead_run FILE-STEM MODEL DTYPE [FLAGS...]
+overhead_run() {
+  local stem=$1 f="$d/$1" m=$2 p=$3
+  shift 3
+  timeout 100 $BIN scale --model $m --dtype $p --gpus 1 --batch-size 64 --max-time 10 --overhead "$@" \
+    --json "$f.json" > "$f.txt" 2>&1 || echo "$stem failed"
+  echo "$stem at $(( $(date +%s) - t0 )) s: $(grep 'data-parallel step' "$f.txt")"
+}
 if [[ $part == ws1 ]]; then
   cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag > "$d/thp.txt" 2>&1
   for i in 1 2; do python3 bench/device/cpu_copy_probe.py "probe $i" 2>&1 | tee -a "$d/cpu-copy-probe.txt"; done
   (cd build-device && timeout 150 ctest -R ScaleWorldSizeOne --output-on-failure > "$d/ctest-ws1.txt" 2>&1; echo "ctest exit $?")
   tail -3 "$d/ctest-ws1.txt"
   one() {  # variant model round
-    local f="$d/ws1-$1-$2-$3" extra=""
-    [[ $1 == O ]] && extra="--bucket-mb 25"
-    timeout 100 $BIN scale --model $2 --dtype bfloat16 --gpus 1 --batch-size 64 --max-time 10 --overhead $extra \
-      --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 $3 failed"
-    echo "$1 $2 $3 at $(( $(date +%s) - t0 )) s: $(grep 'data-parallel step' "$f.txt")"
+    if [[ $1 == O ]]; then overhead_run "ws1-$1-$2-$3" $2 bfloat16 --bucket-mb 25; else overhead_run "ws1-$1-$2-$3" $2 bfloat16; fi
   }
   for r in 1 2 3; do
     if (( r % 2 )); then one N transformer $r; one O transformer $r; else one O transformer $r; one N transformer $r; fi
@@ -47,24 +51,14 @@ fi
 if [[ $part == confirm ]]; then
   (cd build-device && timeout 200 ctest -L gpu > "$d/ctest-gpu.txt" 2>&1; echo "ctest -L gpu exit $?")
   tail -4 "$d/ctest-gpu.txt"
-  one() {  # model dtype round
-    local f="$d/ws1-N-$1-$2-$3"
-    timeout 100 $BIN scale --model $1 --dtype $2 --gpus 1 --batch-size 64 --max-time 10 --overhead \
-      --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 $3 failed"
-    echo "$1 $2 $3 at $(( $(date +%s) - t0 )) s: $(grep 'data-parallel step' "$f.txt")"
-  }
+  one() { overhead_run "ws1-N-$1-$2-$3" $1 $2; }  # model dtype round
   for r in 1 2; do one transformer bfloat16 $r; one resnet18 bfloat16 $r; one bert-base bfloat16 $r; done
   one transformer bfloat16 3; one resnet18 bfloat16 3; one transformer bfloat16 4
   one transformer float32 1; one resnet18 float32 1
   python3 bench/device/ws1_stats.py overhead "$d" 'ws1-*.json' | tee "$d/overhead-summary.txt"
 fi
 if [[ $part == peak ]]; then
-  one() {  # model dtype round
-    local f="$d/ws1-N2-$1-$2-$3"
-    timeout 100 $BIN scale --model $1 --dtype $2 --gpus 1 --batch-size 64 --max-time 10 --overhead \
-      --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 $3 failed"
-    echo "$1 $2 $3 at $(( $(date +%s) - t0 )) s: $(grep 'data-parallel step' "$f.txt")"
-  }
+  one() { overhead_run "ws1-N2-$1-$2-$3" $1 $2; }  # model dtype round
   for r in 1 2; do one resnet18 bfloat16 $r; one transformer bfloat16 $r; one resnet18 bfloat16 $((r + 2)); done
   python3 bench/device/ws1_stats.py overhead "$d" 'ws1-*.json' | tee "$d/overhead-summary.txt"
   for i in 1 2 3; do
@@ -81,12 +75,7 @@ fi
 if [[ $part == final ]]; then
   (cd build-device && timeout 100 ctest -R Scale --output-on-failure > "$d/ctest-scale.txt" 2>&1; echo "ctest -R Scale exit $?")
   tail -3 "$d/ctest-scale.txt"
-  one() {  # model dtype round
-    local f="$d/ws1-N3-$1-$2-$3"
-    timeout 100 $BIN scale --model $1 --dtype $2 --gpus 1 --batch-size 64 --max-time 10 --overhead \
-      --json "$f.json" > "$f.txt" 2>&1 || echo "$1 $2 $3 failed"
-    echo "$1 $2 $3 at $(( $(date +%s) - t0 )) s: $(grep 'data-parallel step' "$f.txt")"
-  }
+  one() { overhead_run "ws1-N3-$1-$2-$3" $1 $2; }  # model dtype round
   for r in 1 2; do one transformer bfloat16 $r; one resnet18 bfloat16 $r; one bert-base bfloat16 $r; done
   one transformer bfloat16 3; one transformer float32 1; one transformer bfloat16 4; one resnet18 float32 1
   one bert-base float32 1
