@@ -90,6 +90,7 @@ void add_utilisation(RunResult& run, const HistoryStore& store, Printer& printer
 }
 
 int execute_run(const RunFlags& o, const CLI::App& cmd) {
+  if (cmd.count("--gpus") > 0) return execute_run_on_gpus(o, cmd);  // data-parallel, through `scale`
   // Validate everything before measuring anything.
   auto request = make_run_request(o, cmd);
   // The history is opened (created, migrated, or refused when damaged) before anything is measured.
@@ -203,6 +204,8 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_flag("--no-progress", o->no_progress, "No progress line on stderr");
   cmd->add_option("--db", o->db_path, "History database the run is stored in (default: $ACCELBENCH_DB, else $XDG_DATA_HOME/accelbench/history.db)");
   cmd->add_flag("--no-save", o->no_save, "Do not store the run in the history database");
+  cmd->add_option("--gpus", o->gpus, "Instead: train the models data-parallel on N GPUs (NCCL) through `scale`, at 1 and "
+                  "N GPUs: step, samples/s, efficiency (docs/multi-gpu.md)");
   cmd->callback([&action, o, cmd]() { action = [o, cmd]() { return execute_run(*o, *cmd); }; });
 }
 

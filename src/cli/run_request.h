@@ -37,6 +37,7 @@ struct RunFlags {
   bool no_progress = false;
   std::string db_path;  // history database (--db); empty: the default
   bool no_save = false;
+  int gpus = 0;         // --gpus N: the models data-parallel on N GPUs through `scale` (run_gpus.cpp)
 };
 
 // The flags checked (every input, before anything runs): the suite driver's request, the rounds,
@@ -48,5 +49,7 @@ struct RunRequest {
   std::vector<std::string> models;  // --models, and the --model-file's case
 };
 RunRequest make_run_request(const RunFlags& flags, const CLI::App& cmd);
+// `run --gpus N` (run_gpus.cpp): the flags checked, then `scale` at world sizes 1 and N.
+int execute_run_on_gpus(const RunFlags& flags, const CLI::App& cmd);
 
 }  // namespace accelbench

@@ -29,6 +29,7 @@ c10::DeviceType device_type(const std::string& device_id) {
 std::vector<std::string> workload_names() { return accelbench::workload_names(); }
 void check_workload(const std::string& name, const WorkloadInputs& inputs) { make_workload(name, inputs); }
 bool workload_has_width(const std::string& name) { return make_workload(name)->info().has_width; }
+std::string data_parallel_refusal(const std::string& name) { return make_workload(name)->info().data_parallel_refusal; }
 
 std::vector<std::string> resolve_devices(const std::string& list) { return resolve_device_list(list); }
 DeviceDescription describe_device(const std::string& device) { return open_device(device)->description(); }

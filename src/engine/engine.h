@@ -24,6 +24,8 @@ std::vector<std::string> workload_names();
 void check_workload(const std::string& name, const WorkloadInputs& inputs = {});
 // Whether the workload has a hidden width (--width) or blocks to checkpoint (--checkpoint).
 bool workload_has_width(const std::string& name);
+// Why the workload cannot be trained data-parallel (`scale`, `run --gpus`); empty when it can.
+std::string data_parallel_refusal(const std::string& name);
 
 // Devices: "all" or a comma list to canonical ids ("cpu", "cuda:0"); UsageError on an unknown or
 // absent device, naming those available.

@@ -240,6 +240,8 @@ class DcganWorkload final : public Workload {
     WorkloadInfo i;
     i.name = "dcgan";
     i.graph_refusal.clear();  // DcganTask implements the graph hooks
+    i.data_parallel_refusal = "its generator and discriminator take turns with two optimizers in one step, "
+                              "which the gradient reducer does not follow";
     i.convolutional = true;
     i.description = "DCGAN (PyTorch examples): G and D, 64x64, nz 100, ngf = ndf = 64, nc 1";
     i.samples_per_epoch = 60000;

@@ -29,6 +29,9 @@ struct WorkloadInfo {
   // Why its training step cannot be captured as one device graph (--graphs); empty when it can
   // (its TrainingTask implements the graph hooks below: the built-in workloads).
   std::string graph_refusal = "its training task does not implement the graph hooks (TrainingTask::enter_graph_mode)";
+  // Why it cannot be trained data-parallel (`scale`, `run --gpus`); empty when its TrainingTask
+  // exposes its parameters to one optimizer (trainable_parameters).
+  std::string data_parallel_refusal;
 };
 
 // What a workload is built with: the case's model fields (from its CaseSpec), the inputs it reads

@@ -244,6 +244,25 @@ TEST(Gpu, ScaleWorldSizeOneRunsThroughNccl) {
   }
 }
 
+// `run --gpus 1`: the run's models through `scale` at world size 1, the scale JSON with every model.
+TEST(Gpu, RunGpusTrainsTheModelsThroughScale) {
+  REQUIRE_CUDA();
+  const std::string json = ::testing::TempDir() + "run-gpus.json";
+  const std::string cmd = std::string(ACCELBENCH_BIN) + " run --gpus 1 --models mlp,cnn --quick --json " + json + " > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << cmd;
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("schema").get<std::string>(), "accelbench.scale/1");
+  ASSERT_EQ(j.at("results").size(), 2u);
+  for (const auto& result : j.at("results")) {
+    const auto& rank = result.at("points").at(0).at("ranks").at(0);
+    EXPECT_EQ(rank.at("backend").get<std::string>(), "nccl");
+    EXPECT_LT(rank.at("loss_after").get<double>(), rank.at("loss_before").get<double>());
+  }
+}
+
 namespace {
 double relative_gap(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-12); }
 
