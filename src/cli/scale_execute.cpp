@@ -113,9 +113,9 @@ int execute_scale(const ScaleFlags& f, const std::string& command) {
     std::fputs(format_scale_table(*result).c_str(), stdout);
     for (const auto& p : result->points) failed = failed || !p.error.empty();
     doc["results"].push_back(*result);
+    // After each model and precision: a later one that fails cannot lose what was measured.
+    if (!f.json.empty()) write_json_document(doc, f.json);
   }
-  // The results first: nothing after the measuring may lose them.
-  if (!f.json.empty() && !doc["results"].empty()) write_json_document(doc, f.json);
   // remove_tree, not std::filesystem::remove_all (core/safe_write.h says why).
   if (!f.from_env && f.rank_dir.empty() && !failed) remove_tree(work_dir);
   else if (!f.from_env && failed) std::fprintf(stderr, "scale: the ranks' logs are in %s\n", work_dir.c_str());
