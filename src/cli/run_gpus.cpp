@@ -42,8 +42,9 @@ int execute_run_on_gpus(const RunFlags& o, const CLI::App& cmd) {
   f.batch_size = o.batch_size;
   f.json = o.json_path;
   f.gpus = o.gpus == 1 ? "1" : fmt::format("1,{}", o.gpus);  // efficiency at N against 1
-  f.ci_target = o.quick ? 0.05 : o.timing.ci_target;
-  f.min_samples = o.quick ? 5 : o.timing.min_samples;
+  // --quick as in run (a looser target, fewer samples, shorter), unless the option itself is given.
+  f.ci_target = o.quick && cmd.count("--ci-target") == 0 ? 0.05 : o.timing.ci_target;
+  f.min_samples = o.quick && cmd.count("--min-samples") == 0 ? 5 : o.timing.min_samples;
   f.max_time_s = o.quick ? 5 : f.max_time_s;
   if (cmd.count("--max-time-per-case") > 0) f.max_time_s = parse_duration_seconds(o.timing.max_time, "--max-time-per-case");
   if (!(f.max_time_s > 0)) throw UsageError("--max-time-per-case must be positive");

@@ -11,6 +11,7 @@
 #include <optional>
 #include <unistd.h>
 
+#include "cli/option_checks.h"
 #include "core/child_process.h"
 #include "core/errors.h"
 #include "core/lists.h"
@@ -42,6 +43,7 @@ ScaleRankRequest make_request(const ScaleFlags& f, const std::string& model, con
   if (f.batch_size < 1 || f.batch_size > (1 << 24)) throw UsageError("--batch-size must be at least 1 and at most 2^24");
   if (!(f.bucket_mb > 0 && f.bucket_mb <= 4096)) throw UsageError("--bucket-mb must be in (0, 4096]");
   if (!(f.max_time_s > 0) || !(f.collective_timeout_s > 0)) throw UsageError("--max-time and --collective-timeout must be positive");
+  check_stopping(f.ci_target, f.min_samples);
   ScaleRankRequest r;
   r.workload = model;
   r.dtype = engine::canonical_precision(dtype);

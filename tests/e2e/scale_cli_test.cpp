@@ -21,6 +21,8 @@ TEST(ScaleCli, BadFlagsAreUsageErrors) {
   expect_usage_error("scale --model mlp --gpus 1,x", "--gpus");
   expect_usage_error("scale --model mlp --bucket-mb 0", "--bucket-mb");
   expect_usage_error("scale --model mlp --dtype float8", "float8");
+  expect_usage_error("scale --model mlp --ci-target 2", "--ci-target");
+  expect_usage_error("scale --model mlp --min-samples 0", "--min-samples");
   expect_usage_error("scale --gpus 1", "--model");
 }
 
@@ -44,6 +46,7 @@ TEST(ScaleCli, RunGpusIsCheckedBeforeTheGpus) {
   expect_usage_error("run --gpus 1 --models mlp,dcgan", "--model dcgan: cannot be trained data-parallel");
   expect_usage_error("run --gpus 1 --quick --max-time-per-case 0s", "--max-time-per-case");
   expect_usage_error("run --gpus 1 --dtype float8", "float8");
+  expect_usage_error("run --gpus 1 --quick --ci-target 1", "--ci-target");
 }
 
 TEST(ScaleCli, RanksFromEnvNeedTheEnvironment) {
