@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -126,9 +127,12 @@ TEST(Cli, ACaseThatCannotFitEndsWithinTheBudgetAndSaysSo) {
   EXPECT_EQ(c["status"], "ok") << c["error"];
   EXPECT_GE(c["samples"].size(), 1u);
   EXPECT_TRUE(c["noisy"].get<bool>());
-  const double step = c["stats"]["median"].get<double>();
+  // The step that crosses the budget may be its slowest: the longest sample (each one step here),
+  // not the median (the fresh clone's CI of 2026-12-02 ran 73 ms over median + 4 s).
+  const auto samples = c["samples"].get<std::vector<double>>();
+  const double step = *std::max_element(samples.begin(), samples.end());
   // Start-up (the child process loads libtorch) is not a step: 2 s of slack for a loaded machine.
-  EXPECT_LE(j["wall_s"].get<double>(), 2.0 + step + 2.0) << "budget 2 s, a step " << step << " s, 2 s for start-up";
+  EXPECT_LE(j["wall_s"].get<double>(), 2.0 + step + 2.0) << "budget 2 s, the longest step " << step << " s, 2 s for start-up";
   EXPECT_NE(r.err.find("too long for the time its round had"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("1 of 2 rounds"), std::string::npos) << r.err;
 }
