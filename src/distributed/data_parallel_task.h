@@ -1,8 +1,9 @@
 #pragma once
 // A TrainingTask trained data-parallel: the wrapped task's forward and backward on this rank's
 // batch, the gradients averaged over the ranks by a GradientReducer (bucketed all-reduces launched
-// from the backward pass, the gradients copied into the buckets or views of them), then the wrapped task's optimizer step. Built after the initial weights
-// were broadcast from rank 0 (broadcast_parameters).
+// from the backward pass, or after it, the gradients copied into the buckets or views of them),
+// then the wrapped task's optimizer step. Built after the initial weights were broadcast from rank 0
+// (broadcast_parameters).
 #include <memory>
 
 #include "distributed/gradient_reducer.h"
