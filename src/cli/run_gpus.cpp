@@ -45,7 +45,7 @@ int execute_run_on_gpus(const RunFlags& o, const CLI::App& cmd) {
   // --quick as in run (a looser target, fewer samples, shorter), unless the option itself is given.
   f.ci_target = o.quick && cmd.count("--ci-target") == 0 ? 0.05 : o.timing.ci_target;
   f.min_samples = o.quick && cmd.count("--min-samples") == 0 ? 5 : o.timing.min_samples;
-  f.max_time_s = o.quick ? 5 : f.max_time_s;
+  if (o.quick) f.max_time_s = 5;
   if (cmd.count("--max-time-per-case") > 0) f.max_time_s = parse_duration_seconds(o.timing.max_time, "--max-time-per-case");
   if (!(f.max_time_s > 0)) throw UsageError("--max-time-per-case must be positive");
   return execute_scale(f, "run");

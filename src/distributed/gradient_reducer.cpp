@@ -105,10 +105,11 @@ GradientReducer::~GradientReducer() {
   }
 }
 
-bool GradientReducer::grad_is_view(std::size_t i) const {
-  const auto& g = params_[i].grad();
-  return g.defined() && g.unsafeGetTensorImpl() == views_[i].unsafeGetTensorImpl();
+bool GradientReducer::is_slot(const at::Tensor& grad, std::size_t i) const {
+  return grad.defined() && grad.unsafeGetTensorImpl() == views_[i].unsafeGetTensorImpl();
 }
+
+bool GradientReducer::grad_is_view(std::size_t i) const { return is_slot(params_[i].grad(), i); }
 
 void GradientReducer::on_accumulated(std::size_t i) {
   torch::NoGradGuard no_grad;
@@ -160,7 +161,7 @@ void GradientReducer::launch(std::size_t b) {
       const auto& grad = p.grad();
       if (!arrived_[i] || !grad.defined()) {
         views_[i].zero_();
-      } else if (grad.unsafeGetTensorImpl() != views_[i].unsafeGetTensorImpl()) {
+      } else if (!is_slot(grad, i)) {
         slots.push_back(views_[i]);
         grads.push_back(grad);
       }

@@ -95,7 +95,8 @@ class GradientReducer {
   };
   void on_accumulated(std::size_t param);  // after autograd accumulated the parameter's gradient
   void arrived(std::size_t param);         // its gradient is there (the caller holds the lock)
-  bool grad_is_view(std::size_t param) const;
+  bool is_slot(const at::Tensor& grad, std::size_t param) const;  // `grad` is the parameter's slot view
+  bool grad_is_view(std::size_t param) const;                        // its .grad is
   void launch_ready_buckets();  // in bucket order, each at most once
   void launch(std::size_t b);
 

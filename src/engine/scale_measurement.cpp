@@ -79,7 +79,7 @@ class ScaleRank {
         std::move(inner), c_, bucket_bytes, req_.bucket_views ? GradientLayout::bucket_views : GradientLayout::copied,
         one_bucket ? ReducerLaunch::after_backward : ReducerLaunch::from_hooks,
         one_bucket ? kOneBucket : GradientReducer::kDefaultFirstBucketBytes);
-    m_.all_reduced_after_backward = one_bucket;
+    m_.all_reduced_after_backward = task_->reducer().launch_point() == ReducerLaunch::after_backward;
     m_.parameter_count = task_->parameter_count();
     m_.numerics = task_->numerics_description();
     m_.bucket_bytes = task_->reducer().bucket_bytes();
