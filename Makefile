@@ -19,7 +19,8 @@ $(BUILD)/build.ninja:
 	@$(MAKE) --no-print-directory setup
 	@prefix="$(TORCH_PREFIX)"; \
 	if [ -z "$$prefix" ]; then prefix=$$($(PYTHON) -c 'import torch; print(torch.utils.cmake_prefix_path)'); fi; \
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_PREFIX_PATH="$$prefix"
+	launcher=""; if command -v ccache >/dev/null 2>&1; then launcher="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"; fi; \
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_PREFIX_PATH="$$prefix" $$launcher
 
 configure: $(BUILD)/build.ninja
 
