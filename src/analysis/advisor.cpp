@@ -8,11 +8,11 @@
 #include <cstring>
 #include <map>
 
+#include "core/case_figures.h"
 #include "core/durations.h"
 #include "core/parity.h"
 #include "core/sweep_records.h"
 #include "core/utilisation.h"
-#include "report/reports.h"
 
 namespace accelbench {
 

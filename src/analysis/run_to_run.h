@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/results.h"
-#include "store/history_store.h"
+#include "core/case_history.h"
 
 namespace accelbench {
 

@@ -8,7 +8,7 @@
 #include "report/terminal.h"
 #include "cli/commands.h"
 #include "store/history_store.h"
-#include "store/run_source.h"
+#include "report/run_source.h"
 
 namespace accelbench {
 

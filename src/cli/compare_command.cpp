@@ -16,7 +16,7 @@
 #include "report/article_reference.h"
 #include "report/terminal_table.h"
 #include "store/history_store.h"
-#include "store/run_source.h"
+#include "report/run_source.h"
 
 namespace accelbench {
 

@@ -11,7 +11,7 @@
 #include "core/errors.h"
 #include "report/reports.h"
 #include "store/history_store.h"
-#include "store/run_source.h"
+#include "report/run_source.h"
 
 namespace accelbench {
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/durations.h"
+
 namespace accelbench {
 
 double olympic_mean(std::vector<double> v) {
@@ -38,6 +40,20 @@ void derive_case_figures(CaseResult& r) {
     r.device_busy_fraction = summarize(r.device_busy_samples).median / r.stats.median;
     r.launch_bound = *r.device_busy_fraction < kLaunchBoundShare;
   }
+}
+
+std::string peak_memory_text(const CaseResult& c) {
+  if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
+  if (c.memory.allocated_bytes) return format_bytes(static_cast<double>(*c.memory.allocated_bytes)) + " (now)";
+  if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
+  return "-";
+}
+
+double peak_memory_bytes(const CaseResult& c) {
+  if (c.memory.peak_allocated_bytes) return static_cast<double>(*c.memory.peak_allocated_bytes);
+  if (c.memory.allocated_bytes) return static_cast<double>(*c.memory.allocated_bytes);
+  if (c.memory.peak_rss_bytes) return static_cast<double>(*c.memory.peak_rss_bytes);
+  return 0;
 }
 
 }  // namespace accelbench

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "core/case_figures.h"
 #include "core/durations.h"
 #include "report/printer.h"
-#include "report/reports.h"
 #include "report/sweep_tables.h"
 
 namespace accelbench {

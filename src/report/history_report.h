@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "analysis/compare.h"
-#include "store/history_store.h"
+#include "core/case_history.h"
 
 namespace accelbench {
 

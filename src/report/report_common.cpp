@@ -117,23 +117,9 @@ std::vector<std::vector<std::string>> over_fastest_cpu_rows(const RunResult& run
   return t;
 }
 
-double peak_memory_bytes(const CaseResult& c) {
-  if (c.memory.peak_allocated_bytes) return static_cast<double>(*c.memory.peak_allocated_bytes);
-  if (c.memory.allocated_bytes) return static_cast<double>(*c.memory.allocated_bytes);
-  if (c.memory.peak_rss_bytes) return static_cast<double>(*c.memory.peak_rss_bytes);
-  return 0;
-}
-
 std::string run_to_run_label(const RunToRun& r) {
   if (!r.uses_prior()) return fmt::format("CI from {} earlier runs", r.earlier_runs);
   return r.earlier_runs == 0 ? std::string("CI: run-to-run prior") : fmt::format("CI: prior + {} earlier run{}", r.earlier_runs, r.earlier_runs == 1 ? "" : "s");
-}
-
-std::string peak_memory_text(const CaseResult& c) {
-  if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
-  if (c.memory.allocated_bytes) return format_bytes(static_cast<double>(*c.memory.allocated_bytes)) + " (now)";
-  if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
-  return "-";
 }
 
 namespace {

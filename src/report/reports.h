@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "core/case_figures.h"
+#include "core/case_history.h"
 #include "core/results.h"
-#include "store/history_store.h"
 
 namespace accelbench {
 
@@ -64,11 +65,9 @@ inline constexpr const char* kOverFastestCpuNote =
     "Over the CPU's fastest: the speed-up over the CPU's fastest measured precision of the same model and batch "
     "(named in brackets), where that is another precision than the case's own (a CPU that emulates bfloat16 is "
     "faster in float32).";
-std::string peak_memory_text(const CaseResult& c);
 // The table's note on an interval widened run to run: "CI from 5 earlier runs", "CI: run-to-run
 // prior", "CI: prior + 2 earlier runs".
 std::string run_to_run_label(const RunToRun& r);
-double peak_memory_bytes(const CaseResult& c);  // 0 when unknown
 
 // Telemetry over time, read from the document: each case's "telemetry" (or the run's). The engine's
 // format (core/telemetry_summary.h) is {"series": {"t_s": [...], "channels": {"nvml:0":

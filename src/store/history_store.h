@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/case_history.h"
 #include "core/errors.h"
 #include "core/peak_records.h"
 #include "core/results.h"
@@ -34,33 +35,6 @@ struct StoredRunInfo {
   std::string uid, stored_utc, timestamp_utc, command, torch_version, accelbench_version, git_commit, host;
   std::size_t case_count = 0;
   double wall_s = 0;
-};
-
-// A case's median in one stored run: a point of its history.
-struct CaseHistoryPoint {
-  std::int64_t run_id = 0;
-  std::string run_uid, timestamp_utc, torch_version, host;
-  std::string workload, device, dtype;
-  std::int64_t batch_size = 0;
-  int threads = 0;
-  std::size_t n = 0;
-  double median = 0, ci_low = 0, ci_high = 0;  // seconds per training step
-  // What else tells one case from another (from the stored case's JSON; 0/false in older runs).
-  std::int64_t width = 0;
-  bool checkpoint = false, graphs = false;
-  // model_label() of its case: "mlp", "mlp[graphs]".
-  std::string model() const { return model_label(CaseSpec{workload, "", "", 0, 0, width, checkpoint, graphs}); }
-  // Whether this point is a measurement of `spec`'s case (model, how it is launched, device, dtype, batch).
-  bool is_case(const CaseSpec& spec) const {
-    return workload == spec.workload && width == spec.width && checkpoint == spec.checkpoint && graphs == spec.graphs &&
-           device == spec.device && dtype == spec.dtype && batch_size == spec.batch_size;
-  }
-};
-
-struct HistoryFilter {
-  std::string workload;  // empty: any
-  std::string device;    // empty: any; "cuda" matches "cuda:0", "cuda:1"...
-  std::size_t limit = 0; // 0: no limit (most recent first when limited)
 };
 
 // A run that could not be stored (read-only database, full disk, a lock held for a minute...). The

@@ -16,7 +16,7 @@
 
 #include "report/reports.h"
 #include "store/history_store.h"
-#include "store/run_source.h"
+#include "report/run_source.h"
 #include "support/synthetic_runs.h"
 
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "store/run_source.h"
+#include "report/run_source.h"
 
 #include <fmt/format.h>
 
