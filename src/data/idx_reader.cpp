@@ -69,19 +69,13 @@ bool starts_with_gzip_magic(const std::string& path) {
   in.read(reinterpret_cast<char*>(m), 2);
   return in.gcount() == 2 && m[0] == 0x1f && m[1] == 0x8b;
 }
-}  // namespace
-
-IdxArray read_idx(const std::string& path, std::int64_t max_items) {
-  check_regular_input_file(path, "IDX file");
-  std::error_code ec;
-  const auto file_bytes = static_cast<std::uint64_t>(std::filesystem::file_size(path, ec));
-  if (ec) throw UsageError(fmt::format("cannot read IDX file {}: {}", path, ec.message()));
-  const bool gzip = starts_with_gzip_magic(path);
-  GzPtr f(gzopen(path.c_str(), "rb"));  // reads uncompressed files as they are, too
-  if (!f) throw UsageError(fmt::format("cannot open IDX file {}: {}", path, std::strerror(errno)));
+// The IDX header: the magic number (unsigned bytes, 1 to 4 dimensions) and each dimension, into
+// a.dims; returns the bytes of one item (the product of dimensions 2..). Each bound is checked before
+// anything is multiplied or allocated.
+std::uint64_t read_idx_header(gzFile f, const std::string& path, IdxArray& a) {
   unsigned char magic[4];
-  if (read_bytes(f.get(), magic, 4) != 4) {
-    check_stream(f.get(), path, "IDX header", 0);
+  if (read_bytes(f, magic, 4) != 4) {
+    check_stream(f, path, "IDX header", 0);
     throw UsageError(fmt::format("{}: truncated IDX header (the 4-byte magic number is incomplete)", path));
   }
   if (magic[0] != 0 || magic[1] != 0)
@@ -91,12 +85,11 @@ IdxArray read_idx(const std::string& path, std::int64_t max_items) {
     throw UsageError(fmt::format("{}: unsupported IDX element type 0x{:02x} (only unsigned bytes, 0x08)", path, magic[2]));
   const int ndims = magic[3];
   if (ndims < 1 || ndims > 4) throw UsageError(fmt::format("{}: bad IDX dimension count {} (expected 1 to 4)", path, ndims));
-  IdxArray a;
   std::uint64_t per_item = 1;  // bytes of one item: the product of dimensions 1.., at most kMaxIdxBytes
   for (int d = 0; d < ndims; ++d) {
     unsigned char b[4];
-    if (read_bytes(f.get(), b, 4) != 4) {
-      check_stream(f.get(), path, "IDX header", 4 + 4 * static_cast<std::uint64_t>(d));
+    if (read_bytes(f, b, 4) != 4) {
+      check_stream(f, path, "IDX header", 4 + 4 * static_cast<std::uint64_t>(d));
       throw UsageError(fmt::format("{}: truncated IDX header (dimension {} of {} missing, header offset {})", path, d + 1,
                                    ndims, 4 + 4 * d));
     }
@@ -112,6 +105,21 @@ IdxArray read_idx(const std::string& path, std::int64_t max_items) {
       per_item *= v;
     }
   }
+  return per_item;
+}
+}  // namespace
+
+IdxArray read_idx(const std::string& path, std::int64_t max_items) {
+  check_regular_input_file(path, "IDX file");
+  std::error_code ec;
+  const auto file_bytes = static_cast<std::uint64_t>(std::filesystem::file_size(path, ec));
+  if (ec) throw UsageError(fmt::format("cannot read IDX file {}: {}", path, ec.message()));
+  const bool gzip = starts_with_gzip_magic(path);
+  GzPtr f(gzopen(path.c_str(), "rb"));  // reads uncompressed files as they are, too
+  if (!f) throw UsageError(fmt::format("cannot open IDX file {}: {}", path, std::strerror(errno)));
+  IdxArray a;
+  const std::uint64_t per_item = read_idx_header(f.get(), path, a);
+  const int ndims = static_cast<int>(a.dims.size());
   const std::uint64_t header_bytes = 4 + 4 * static_cast<std::uint64_t>(ndims);
   const std::uint64_t declared = static_cast<std::uint64_t>(a.dims[0]);
   if (declared > kMaxIdxBytes / per_item)

@@ -155,8 +155,6 @@ constexpr const char* kScript = R"js(
 
 std::string ms(double s) { return fmt::format("{:.3g}", s * 1e3); }
 
-}  // namespace
-
 // One chart per case of the run that the history holds at least twice (same workload, device,
 // precision and batch): its median step time in each stored run, with the run's 95% interval, on a
 // linear axis in ms, as the case tables print it.
@@ -185,16 +183,12 @@ std::string history_figures(const ReportSource& src) {
   return out;
 }
 
-std::string render_html_report(const ReportSource& src) {
+// What the run is, and where it was measured: the title, the published-figures note, the context
+// table and the run's warnings.
+std::string html_context_section(const ReportSource& src, const std::string& title, bool published) {
   const auto& run = src.run;
   const auto& ctx = run.context;
-  const bool published = is_published_run(run);
-  const auto devices = report_devices(run);
-  const auto models = report_workloads(run);
-  const std::string title = fmt::format("accelbench report: {}", src.name.empty() ? "run" : src.name);
-
-  std::string body;
-  body += fmt::format("<h1>{}</h1>\n", xml_escape(title));
+  std::string body = fmt::format("<h1>{}</h1>\n", xml_escape(title));
   if (published)
     body += fmt::format("<p class=\"published\"><strong>Published figures, not measurements.</strong> {} ({}; {})</p>\n",
                         xml_escape(ctx.settings.value("note", std::string())), xml_escape(ctx.settings.value("source", std::string())),
@@ -213,271 +207,303 @@ std::string render_html_report(const ReportSource& src) {
   if (run.wall_s > 0) meta.push_back({"wall time", format_duration(run.wall_s)});
   body += html_table(meta, "meta");
   for (const auto& w : ctx.warnings) body += fmt::format("<p class=\"warning\">warning: {}</p>\n", xml_escape(w));
+  return body;
+}
 
-  // The article's view.
-  body += "<h2>Training time and speed-up</h2>\n";
-  {
-    Rows t{{"model"}};
-    for (const auto& d : devices) t[0].push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
-    for (const auto& d : devices)
-      if (d != "cpu") t[0].push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
-    if (!published) t[0].push_back("article (M2, published)");
-    for (const auto& r : report_rows(run)) {
-      std::vector<std::string> row{r.label};
-      for (const auto& d : devices) {
-        const auto* c = find_row_case(run, r, d);
-        if (!c) row.push_back("-");
-        else if (!c->ok()) row.push_back("failed");
-        else row.push_back(published ? fmt::format("{:g} {}", c->epoch_s_estimate, c->epoch_unit)
-                                     : fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
-      }
-      for (const auto& d : devices) {
-        if (d == "cpu") continue;
-        const auto* s = find_row_speedup(run.speedups, r.model, r.dtype, d, r.batch);
-        row.push_back(!s ? "-" : published ? fmt::format("{:.2f}x", s->ratio)
-                                           : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
-      }
-      if (!published) {
-        const double a = r.dtype == "float32" ? article_speedup(r.model) : 0;  // the article measured float32
-        row.push_back(a > 0 ? fmt::format("{:.2f}x", a) : "-");
-      }
-      t.push_back(row);
+// The article's view: per model, the epoch time on each device and the speed-ups over the CPU
+// (with the article's figure beside), then the speed-ups over the CPU's fastest precision.
+std::string html_summary_section(const RunResult& run, const std::vector<std::string>& devices, bool published) {
+  Rows t{{"model"}};
+  for (const auto& d : devices) t[0].push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
+  for (const auto& d : devices)
+    if (d != "cpu") t[0].push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
+  if (!published) t[0].push_back("article (M2, published)");
+  for (const auto& r : report_rows(run)) {
+    std::vector<std::string> row{r.label};
+    for (const auto& d : devices) {
+      const auto* c = find_row_case(run, r, d);
+      if (!c) row.push_back("-");
+      else if (!c->ok()) row.push_back("failed");
+      else row.push_back(published ? fmt::format("{:g} {}", c->epoch_s_estimate, c->epoch_unit)
+                                   : fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
     }
-    body += html_table(t, "summary");
+    for (const auto& d : devices) {
+      if (d == "cpu") continue;
+      const auto* s = find_row_speedup(run.speedups, r.model, r.dtype, d, r.batch);
+      row.push_back(!s ? "-" : published ? fmt::format("{:.2f}x", s->ratio)
+                                         : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
+    }
+    if (!published) {
+      const double a = r.dtype == "float32" ? article_speedup(r.model) : 0;  // the article measured float32
+      row.push_back(a > 0 ? fmt::format("{:.2f}x", a) : "-");
+    }
+    t.push_back(row);
   }
-  body += over_fastest_cpu_table(run, published);
+  return "<h2>Training time and speed-up</h2>\n" + html_table(t, "summary") + over_fastest_cpu_table(run, published);
+}
 
-  body += "<h2>Charts</h2>\n";
-  std::string absent;  // the charts this run has no data for, listed once after the others
-  // 1. Speed-up per workload and device, CI whiskers, the article's figure beside.
-  {
-    BarChartSpec spec{"chart-speedup", "Speed-up over the CPU (median ratio, 95% CI)", "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
-    Rows t{{"workload", "device", "batch", "speed-up", "95% CI", "article (M2)"}};
-    // Several precisions or batch sizes of one model on one device: each bar names its own.
-    std::map<std::tuple<std::string, std::string, std::string>, int> per_batch;
-    bool several_dtypes = false;
+// What the chart steps add: figures to the page, in order, and items to the "Not in this run" list.
+struct HtmlCharts {
+  std::string figures, absent;
+};
+
+// Ratios far apart (1.1x beside 100x): a log scale keeps the small ones readable.
+void use_log_scale_for_far_ratios(BarChartSpec& spec) {
+  double lo = 0, hi = 0;
+  for (const auto& it : spec.items)
+    if (it.value > 0) {
+      lo = lo == 0 ? it.value : std::min(lo, it.value);
+      hi = std::max(hi, std::max(it.value, it.high));
+    }
+  if (lo > 0 && hi / lo > 15) {
+    spec.log_scale = true;
+    spec.y_label = "speed-up (x, log scale)";
+  }
+}
+
+// 1. Speed-up per workload and device, CI whiskers, the article's figure beside.
+void add_speedup_chart(HtmlCharts& out, const RunResult& run, const std::vector<std::string>& models, bool published) {
+  BarChartSpec spec{"chart-speedup", "Speed-up over the CPU (median ratio, 95% CI)", "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
+  Rows t{{"workload", "device", "batch", "speed-up", "95% CI", "article (M2)"}};
+  // Several precisions or batch sizes of one model on one device: each bar names its own.
+  std::map<std::tuple<std::string, std::string, std::string>, int> per_batch;
+  bool several_dtypes = false;
+  for (const auto& s : run.speedups) {
+    ++per_batch[{s.label(), s.device, s.dtype}];
+    several_dtypes = several_dtypes || s.dtype != run.speedups.front().dtype;
+  }
+  for (const auto& m : models) {
     for (const auto& s : run.speedups) {
-      ++per_batch[{s.label(), s.device, s.dtype}];
-      several_dtypes = several_dtypes || s.dtype != run.speedups.front().dtype;
+      if (s.label() != m) continue;
+      std::string series = several_dtypes ? fmt::format("{} {}", s.device, s.dtype) : s.device;
+      if (per_batch[{s.label(), s.device, s.dtype}] > 1) series += fmt::format(" b{}", s.batch_size);
+      if (published) series = "article M2 (published)";
+      spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published});
+      const double a = s.dtype == "float32" ? article_speedup(m) : 0;  // the article measured float32
+      t.push_back({m, several_dtypes ? fmt::format("{} {}", s.device, s.dtype) : s.device,
+                   s.batch_size ? std::to_string(s.batch_size) : "-", fmt::format("{:.2f}x", s.ratio),
+                   published ? "published: none" : format_interval(s.ci_low, s.ci_high),
+                   a > 0 ? fmt::format("{:.2f}x", a) : "-"});
     }
-    for (const auto& m : models) {
-      for (const auto& s : run.speedups) {
-        if (s.label() != m) continue;
-        std::string series = several_dtypes ? fmt::format("{} {}", s.device, s.dtype) : s.device;
-        if (per_batch[{s.label(), s.device, s.dtype}] > 1) series += fmt::format(" b{}", s.batch_size);
-        if (published) series = "article M2 (published)";
-        spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published});
-        const double a = s.dtype == "float32" ? article_speedup(m) : 0;  // the article measured float32
-        t.push_back({m, several_dtypes ? fmt::format("{} {}", s.device, s.dtype) : s.device,
-                     s.batch_size ? std::to_string(s.batch_size) : "-", fmt::format("{:.2f}x", s.ratio),
-                     published ? "published: none" : format_interval(s.ci_low, s.ci_high),
-                     a > 0 ? fmt::format("{:.2f}x", a) : "-"});
-      }
-      const double a = article_speedup(m);
-      if (!published && a > 0 && find_if(run.speedups.begin(), run.speedups.end(), [&](const Speedup& s) { return s.label() == m; }) != run.speedups.end())
-        spec.items.push_back(BarItem{m, "article M2 (published)", a, a, a, true});
-    }
-    {  // ratios far apart (1.1x beside 100x): a log scale keeps the small ones readable
-      double lo = 0, hi = 0;
-      for (const auto& it : spec.items)
-        if (it.value > 0) {
-          lo = lo == 0 ? it.value : std::min(lo, it.value);
-          hi = std::max(hi, std::max(it.value, it.high));
-        }
-      if (lo > 0 && hi / lo > 15) {
-        spec.log_scale = true;
-        spec.y_label = "speed-up (x, log scale)";
-      }
-    }
-    if (run.speedups.empty())
-      absent += absent_item("speedup", "Speed-up per workload and device",
-                           "No speed-up in this run: no accelerator case had a CPU case to compare with.");
-    else
-      body += figure("speedup", "Speed-up per workload and device (hatched: the article's published M2 figure)",
-                     render_bar_chart(spec), t);
+    const double a = article_speedup(m);
+    if (!published && a > 0 && find_if(run.speedups.begin(), run.speedups.end(), [&](const Speedup& s) { return s.label() == m; }) != run.speedups.end())
+      spec.items.push_back(BarItem{m, "article M2 (published)", a, a, a, true});
   }
-  // 2. Step time per device.
-  {
-    BarChartSpec spec{"chart-step-time", published ? "Published time per device" : "Median step time per device (95% CI)",
-                      published ? "seconds (log scale)" : "ms per step (log scale)", {}, true, std::nullopt, "{:.3g}"};
-    Rows t{{"workload", "device", "batch", published ? "time" : "median (ms)", "95% CI (ms)", "n"}};
-    std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> batches;
-    for (const auto& c : run.cases) batches[{model_label(c.spec), c.spec.device}].insert(c.spec.batch_size);
-    std::vector<const CaseResult*> ordered;  // CPU first, then the devices in order of appearance
-    for (const auto& d : devices)
-      for (const auto& c : run.cases)
-        if (c.spec.device == d) ordered.push_back(&c);
-    for (const auto* cp : ordered) {
-      const auto& c = *cp;
-      if (!c.ok() || !(c.stats.median > 0)) continue;
-      const double scale = published ? 1.0 : 1e3;
-      const bool several = batches[{model_label(c.spec), c.spec.device}].size() > 1;
-      const std::string series = c.spec.device + (several && !published ? fmt::format(" b{}", c.spec.batch_size) : "");
-      spec.items.push_back(BarItem{model_label(c.spec), series, c.stats.median * scale, c.stats.ci_low * scale,
-                                   c.stats.ci_high * scale, published});
-      t.push_back({model_label(c.spec), c.spec.device, std::to_string(c.spec.batch_size),
-                   published ? fmt::format("{:g} {}", c.stats.median, c.epoch_unit) : ms(c.stats.median),
-                   published ? "-" : fmt::format("{} - {}", ms(c.stats.ci_low), ms(c.stats.ci_high)), std::to_string(c.stats.n)});
-    }
-    if (spec.items.empty()) absent += absent_item("step-time", "Step time per device", "No successful case in this run.");
-    else body += figure("step-time", published ? "Time per device" : "Step time per device", render_bar_chart(spec), t);
-  }
-  // Utilisation: each case's achieved FLOP/s as a share of the measured matmul ceiling of its
-  // precision (`accelbench peak`); the table adds the device's busy share and the verdict.
-  {
-    BarChartSpec spec{"chart-utilisation", "Share of the measured matmul ceiling of the case's precision",
-                      "% of the ceiling", {}, false, std::nullopt, "{:.1f}%"};
-    Rows t{{"model", "device", "dtype", "achieved TFLOP/s", "share of the ceiling", "device busy", "verdict"}};
-    for (const auto& c : run.cases) {
-      if (!c.ok() || !c.ceiling_share) continue;
-      const double pct = 100 * *c.ceiling_share;
-      const auto group = c.spec.dtype == "float32" ? model_label(c.spec) : model_label(c.spec) + " " + c.spec.dtype;
-      spec.items.push_back(BarItem{group, c.spec.device, pct, pct, pct, false});
-      t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, fmt::format("{:.2f}", c.achieved_flops_per_s / 1e12),
-                   fmt::format("{:.1f}%", pct),
-                   c.device_busy_fraction ? fmt::format("{:.0f}%", 100 * *c.device_busy_fraction) : std::string("-"),
-                   c.bound.empty() ? std::string("-") : c.bound});
-    }
-    if (spec.items.empty())
-      absent += absent_item("utilisation", "Utilisation per case",
-                            "No case has a measured ceiling to compare with: `accelbench peak --device D` stores them.");
-    else
-      body += figure("utilisation", "Utilisation per case: the share of the measured matmul ceiling (the table: the "
-                     "device's busy share and the verdict)", render_bar_chart(spec), t);
-  }
-  // 3-4. Throughput and memory against batch size (sweeps).
-  {
-    std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> sizes;
+  use_log_scale_for_far_ratios(spec);
+  if (run.speedups.empty())
+    out.absent += absent_item("speedup", "Speed-up per workload and device",
+                              "No speed-up in this run: no accelerator case had a CPU case to compare with.");
+  else
+    out.figures += figure("speedup", "Speed-up per workload and device (hatched: the article's published M2 figure)",
+                          render_bar_chart(spec), t);
+}
+
+// 2. Step time per device.
+void add_step_time_chart(HtmlCharts& out, const RunResult& run, const std::vector<std::string>& devices, bool published) {
+  BarChartSpec spec{"chart-step-time", published ? "Published time per device" : "Median step time per device (95% CI)",
+                    published ? "seconds (log scale)" : "ms per step (log scale)", {}, true, std::nullopt, "{:.3g}"};
+  Rows t{{"workload", "device", "batch", published ? "time" : "median (ms)", "95% CI (ms)", "n"}};
+  std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> batches;
+  for (const auto& c : run.cases) batches[{model_label(c.spec), c.spec.device}].insert(c.spec.batch_size);
+  std::vector<const CaseResult*> ordered;  // CPU first, then the devices in order of appearance
+  for (const auto& d : devices)
     for (const auto& c : run.cases)
-      if (c.ok() && c.spec.batch_size > 0) sizes[{model_label(c.spec), c.spec.device}].insert(c.spec.batch_size);
-    LineChartSpec thr{"chart-sweep-throughput", "Throughput against batch size", "batch size", "samples/s", {}, true};
-    LineChartSpec mem{"chart-sweep-memory", "Peak memory against batch size", "batch size", "MiB", {}, true};
-    Rows tt{{"workload", "device", "batch", "samples/s"}}, tm{{"workload", "device", "batch", "peak memory"}};
-    for (const auto& m : models)
-      for (const auto& d : devices) {
-        auto it = sizes.find({m, d});
-        if (it == sizes.end() || it->second.size() < 2) continue;
-        LineSeries st{m + " on " + d, {}}, sm{m + " on " + d, {}};
-        for (auto b : it->second)
-          for (const auto& c : run.cases) {
-            if (model_label(c.spec) != m || c.spec.device != d || c.spec.batch_size != b || !c.ok()) continue;
-            st.points.emplace_back(static_cast<double>(b), c.samples_per_s);
-            tt.push_back({m, d, std::to_string(b), format_count(c.samples_per_s)});
-            if (const double bytes = peak_memory_bytes(c); bytes > 0) {
-              sm.points.emplace_back(static_cast<double>(b), bytes / (1024.0 * 1024.0));
-              tm.push_back({m, d, std::to_string(b), peak_memory_text(c)});
-            }
-            break;
+      if (c.spec.device == d) ordered.push_back(&c);
+  for (const auto* cp : ordered) {
+    const auto& c = *cp;
+    if (!c.ok() || !(c.stats.median > 0)) continue;
+    const double scale = published ? 1.0 : 1e3;
+    const bool several = batches[{model_label(c.spec), c.spec.device}].size() > 1;
+    const std::string series = c.spec.device + (several && !published ? fmt::format(" b{}", c.spec.batch_size) : "");
+    spec.items.push_back(BarItem{model_label(c.spec), series, c.stats.median * scale, c.stats.ci_low * scale,
+                                 c.stats.ci_high * scale, published});
+    t.push_back({model_label(c.spec), c.spec.device, std::to_string(c.spec.batch_size),
+                 published ? fmt::format("{:g} {}", c.stats.median, c.epoch_unit) : ms(c.stats.median),
+                 published ? "-" : fmt::format("{} - {}", ms(c.stats.ci_low), ms(c.stats.ci_high)), std::to_string(c.stats.n)});
+  }
+  if (spec.items.empty()) out.absent += absent_item("step-time", "Step time per device", "No successful case in this run.");
+  else out.figures += figure("step-time", published ? "Time per device" : "Step time per device", render_bar_chart(spec), t);
+}
+
+// Utilisation: each case's achieved FLOP/s as a share of the measured matmul ceiling of its
+// precision (`accelbench peak`); the table adds the device's busy share and the verdict.
+void add_utilisation_chart(HtmlCharts& out, const RunResult& run) {
+  BarChartSpec spec{"chart-utilisation", "Share of the measured matmul ceiling of the case's precision",
+                    "% of the ceiling", {}, false, std::nullopt, "{:.1f}%"};
+  Rows t{{"model", "device", "dtype", "achieved TFLOP/s", "share of the ceiling", "device busy", "verdict"}};
+  for (const auto& c : run.cases) {
+    if (!c.ok() || !c.ceiling_share) continue;
+    const double pct = 100 * *c.ceiling_share;
+    const auto group = c.spec.dtype == "float32" ? model_label(c.spec) : model_label(c.spec) + " " + c.spec.dtype;
+    spec.items.push_back(BarItem{group, c.spec.device, pct, pct, pct, false});
+    t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, fmt::format("{:.2f}", c.achieved_flops_per_s / 1e12),
+                 fmt::format("{:.1f}%", pct),
+                 c.device_busy_fraction ? fmt::format("{:.0f}%", 100 * *c.device_busy_fraction) : std::string("-"),
+                 c.bound.empty() ? std::string("-") : c.bound});
+  }
+  if (spec.items.empty())
+    out.absent += absent_item("utilisation", "Utilisation per case",
+                              "No case has a measured ceiling to compare with: `accelbench peak --device D` stores them.");
+  else
+    out.figures += figure("utilisation", "Utilisation per case: the share of the measured matmul ceiling (the table: the "
+                          "device's busy share and the verdict)", render_bar_chart(spec), t);
+}
+
+// 3-4. Throughput and memory against batch size (a batch sweep, or any run with several batch
+// sizes of a workload on a device).
+void add_batch_size_charts(HtmlCharts& out, const RunResult& run, const std::vector<std::string>& models,
+                           const std::vector<std::string>& devices) {
+  std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> sizes;
+  for (const auto& c : run.cases)
+    if (c.ok() && c.spec.batch_size > 0) sizes[{model_label(c.spec), c.spec.device}].insert(c.spec.batch_size);
+  LineChartSpec thr{"chart-sweep-throughput", "Throughput against batch size", "batch size", "samples/s", {}, true};
+  LineChartSpec mem{"chart-sweep-memory", "Peak memory against batch size", "batch size", "MiB", {}, true};
+  Rows tt{{"workload", "device", "batch", "samples/s"}}, tm{{"workload", "device", "batch", "peak memory"}};
+  for (const auto& m : models)
+    for (const auto& d : devices) {
+      auto it = sizes.find({m, d});
+      if (it == sizes.end() || it->second.size() < 2) continue;
+      LineSeries st{m + " on " + d, {}}, sm{m + " on " + d, {}};
+      for (auto b : it->second)
+        for (const auto& c : run.cases) {
+          if (model_label(c.spec) != m || c.spec.device != d || c.spec.batch_size != b || !c.ok()) continue;
+          st.points.emplace_back(static_cast<double>(b), c.samples_per_s);
+          tt.push_back({m, d, std::to_string(b), format_count(c.samples_per_s)});
+          if (const double bytes = peak_memory_bytes(c); bytes > 0) {
+            sm.points.emplace_back(static_cast<double>(b), bytes / (1024.0 * 1024.0));
+            tm.push_back({m, d, std::to_string(b), peak_memory_text(c)});
           }
-        if (st.points.size() >= 2) thr.series.push_back(st);
-        if (sm.points.size() >= 2) mem.series.push_back(sm);
-      }
-    const std::string why = "No sweep in this run: each workload and device has one batch size (a sweep over batch sizes would show how they scale).";
-    if (thr.series.empty()) absent += absent_item("sweep-throughput", "Throughput against batch size", why);
-    else body += figure("sweep-throughput", "Throughput against batch size", render_line_chart(thr), tt);
-    if (mem.series.empty())
-      absent += absent_item("sweep-memory", "Memory against batch size",
-                           thr.series.empty() ? why : "The sweep's cases report no memory figure.");
-    else body += figure("sweep-memory", "Peak memory against batch size", render_line_chart(mem), tm);
+          break;
+        }
+      if (st.points.size() >= 2) thr.series.push_back(st);
+      if (sm.points.size() >= 2) mem.series.push_back(sm);
+    }
+  const std::string why = "No sweep in this run: each workload and device has one batch size (a sweep over batch sizes would show how they scale).";
+  if (thr.series.empty()) out.absent += absent_item("sweep-throughput", "Throughput against batch size", why);
+  else out.figures += figure("sweep-throughput", "Throughput against batch size", render_line_chart(thr), tt);
+  if (mem.series.empty())
+    out.absent += absent_item("sweep-memory", "Memory against batch size",
+                              thr.series.empty() ? why : "The sweep's cases report no memory figure.");
+  else out.figures += figure("sweep-memory", "Peak memory against batch size", render_line_chart(mem), tm);
+}
+
+// 5-6. Power and temperature over time (telemetry).
+void add_telemetry_charts(HtmlCharts& out, const nlohmann::json& document) {
+  const auto tel = telemetry_curves(document);
+  LineChartSpec pw{"chart-power", "Power over time", "time (s)", "W", {}, false};
+  LineChartSpec tc{"chart-temperature", "Temperature over time", "time (s)", "degrees C", {}, false};
+  Rows tp{{"series", "points", "mean W", "max W"}}, tt{{"series", "points", "mean C", "max C"}};
+  for (const auto& s : tel) {
+    LineSeries a{s.label, {}}, b{s.label, {}};
+    double psum = 0, pmax = 0, tsum = 0, tmax = -1e9;
+    for (std::size_t i = 0; i < s.t_s.size(); ++i) {
+      if (std::isfinite(s.power_w[i])) { a.points.emplace_back(s.t_s[i], s.power_w[i]); psum += s.power_w[i]; pmax = std::max(pmax, s.power_w[i]); }
+      if (std::isfinite(s.temperature_c[i])) { b.points.emplace_back(s.t_s[i], s.temperature_c[i]); tsum += s.temperature_c[i]; tmax = std::max(tmax, s.temperature_c[i]); }
+    }
+    if (!a.points.empty()) {
+      tp.push_back({s.label, std::to_string(a.points.size()), fmt::format("{:.1f}", psum / static_cast<double>(a.points.size())), fmt::format("{:.1f}", pmax)});
+      pw.series.push_back(std::move(a));
+    }
+    if (!b.points.empty()) {
+      tt.push_back({s.label, std::to_string(b.points.size()), fmt::format("{:.1f}", tsum / static_cast<double>(b.points.size())), fmt::format("{:.1f}", tmax)});
+      tc.series.push_back(std::move(b));
+    }
   }
+  const std::string why = "No telemetry in this run (no power or temperature readings were recorded).";
+  if (pw.series.empty()) out.absent += absent_item("power", "Power over time", why);
+  else out.figures += figure("power", "Power over time (telemetry)", render_line_chart(pw), tp);
+  if (tc.series.empty()) out.absent += absent_item("temperature", "Temperature over time", why);
+  else out.figures += figure("temperature", "Temperature over time (telemetry)", render_line_chart(tc), tt);
+}
+
+// 7. Each case's median across the stored runs, with its intervals.
+void add_history_charts(HtmlCharts& out, const ReportSource& src) {
+  const auto history = history_figures(src);
+  if (history.empty())
+    out.absent += absent_item("history", "Each case across the stored runs",
+                              src.history.empty() ? "No stored history for this run (a JSON file, or nothing stored)."
+                                                  : "No case of this run has been stored twice yet.");
+  out.figures += history;
+}
+
+// The charts, each beside its table, then the list of those this run has no data for.
+std::string html_charts_section(const ReportSource& src, const std::vector<std::string>& devices,
+                                const std::vector<std::string>& models, bool published) {
+  HtmlCharts charts;
+  add_speedup_chart(charts, src.run, models, published);
+  add_step_time_chart(charts, src.run, devices, published);
+  add_utilisation_chart(charts, src.run);
+  add_batch_size_charts(charts, src.run, models, devices);
   // A precision or crossover sweep's own figure: speed-up per precision, or against the swept axis.
-  body += sweep_figure(src.document);
-  // 5-6. Power and temperature over time (telemetry).
-  {
-    const auto tel = telemetry_curves(src.document);
-    LineChartSpec pw{"chart-power", "Power over time", "time (s)", "W", {}, false};
-    LineChartSpec tc{"chart-temperature", "Temperature over time", "time (s)", "degrees C", {}, false};
-    Rows tp{{"series", "points", "mean W", "max W"}}, tt{{"series", "points", "mean C", "max C"}};
-    for (const auto& s : tel) {
-      LineSeries a{s.label, {}}, b{s.label, {}};
-      double psum = 0, pmax = 0, tsum = 0, tmax = -1e9;
-      for (std::size_t i = 0; i < s.t_s.size(); ++i) {
-        if (std::isfinite(s.power_w[i])) { a.points.emplace_back(s.t_s[i], s.power_w[i]); psum += s.power_w[i]; pmax = std::max(pmax, s.power_w[i]); }
-        if (std::isfinite(s.temperature_c[i])) { b.points.emplace_back(s.t_s[i], s.temperature_c[i]); tsum += s.temperature_c[i]; tmax = std::max(tmax, s.temperature_c[i]); }
-      }
-      if (!a.points.empty()) {
-        tp.push_back({s.label, std::to_string(a.points.size()), fmt::format("{:.1f}", psum / static_cast<double>(a.points.size())), fmt::format("{:.1f}", pmax)});
-        pw.series.push_back(std::move(a));
-      }
-      if (!b.points.empty()) {
-        tt.push_back({s.label, std::to_string(b.points.size()), fmt::format("{:.1f}", tsum / static_cast<double>(b.points.size())), fmt::format("{:.1f}", tmax)});
-        tc.series.push_back(std::move(b));
-      }
-    }
-    const std::string why = "No telemetry in this run (no power or temperature readings were recorded).";
-    if (pw.series.empty()) absent += absent_item("power", "Power over time", why);
-    else body += figure("power", "Power over time (telemetry)", render_line_chart(pw), tp);
-    if (tc.series.empty()) absent += absent_item("temperature", "Temperature over time", why);
-    else body += figure("temperature", "Temperature over time (telemetry)", render_line_chart(tc), tt);
-  }
+  charts.figures += sweep_figure(src.document);
+  add_telemetry_charts(charts, src.document);
+  if (!published) add_history_charts(charts, src);
+  std::string body = "<h2>Charts</h2>\n" + charts.figures;
+  if (!charts.absent.empty())
+    body += "<section class=\"not-in-run\">\n<h3>Not in this run</h3>\n<ul>\n" + charts.absent + "</ul>\n</section>\n";
+  return body;
+}
 
-  // 7. Each case's median across the stored runs, with its intervals.
-  if (!published) {
-    const auto history = history_figures(src);
-    if (history.empty())
-      absent += absent_item("history", "Each case across the stored runs",
-                            src.history.empty() ? "No stored history for this run (a JSON file, or nothing stored)."
-                                                : "No case of this run has been stored twice yet.");
-    body += history;
+// The notes column of a measured case: noise, warm-up, outliers, rounds, intervals, drift, launch
+// bound, numerics, a rising loss.
+std::string html_case_notes(const CaseResult& c) {
+  std::vector<std::string> notes;
+  if (c.noisy) notes.push_back("noisy");
+  if (!c.warmup_stable) notes.push_back("warm-up not stable");
+  if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
+  if (c.synthetic_data) notes.push_back("synthetic data");
+  if (c.rounds.size() > 1) {
+    std::vector<std::string> medians;
+    for (const auto& r : c.rounds) medians.push_back(format_seconds_short(r.median_s));
+    notes.push_back(fmt::format("rounds: {}{}", fmt::join(medians, ", "), c.rounds_disagree ? " (ROUNDS DISAGREE)" : ""));
   }
-  if (!absent.empty()) body += "<section class=\"not-in-run\">\n<h3>Not in this run</h3>\n<ul>\n" + absent + "</ul>\n</section>\n";
+  if (c.run_to_run && c.run_to_run->widened)
+    notes.push_back(run_to_run_label(*c.run_to_run));
+  if (c.drifting) notes.push_back("DRIFTING");
+  if (c.device_busy_fraction)
+    notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
+                                c.launch_bound ? ": LAUNCH-BOUND" : ""));
+  if (!c.numerics.empty()) notes.push_back(c.numerics);
+  if (loss_rose(c)) notes.push_back("LOSS ROSE");
+  return fmt::format("{}", fmt::join(notes, "; "));
+}
 
-  // The cases.
-  if (!published) {
-    body += "<h2>Cases</h2>\n";
-    Rows t{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI", "+-", "n", "samples/s", "peak memory", "notes"}};
-    for (const auto& c : run.cases) {
-      if (!c.ok()) {
-        t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
-                     "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
-        continue;
-      }
-      std::vector<std::string> notes;
-      if (c.noisy) notes.push_back("noisy");
-      if (!c.warmup_stable) notes.push_back("warm-up not stable");
-      if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
-      if (c.synthetic_data) notes.push_back("synthetic data");
-      if (c.rounds.size() > 1) {
-        std::vector<std::string> medians;
-        for (const auto& r : c.rounds) medians.push_back(format_seconds_short(r.median_s));
-        notes.push_back(fmt::format("rounds: {}{}", fmt::join(medians, ", "), c.rounds_disagree ? " (ROUNDS DISAGREE)" : ""));
-      }
-      if (c.run_to_run && c.run_to_run->widened)
-        notes.push_back(run_to_run_label(*c.run_to_run));
-      if (c.drifting) notes.push_back("DRIFTING");
-      if (c.device_busy_fraction)
-        notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
-                                    c.launch_bound ? ": LAUNCH-BOUND" : ""));
-      if (!c.numerics.empty()) notes.push_back(c.numerics);
-      if (loss_rose(c)) notes.push_back("LOSS ROSE");
+// Every case: its figures, or why it failed.
+std::string html_cases_section(const RunResult& run) {
+  Rows t{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI", "+-", "n", "samples/s", "peak memory", "notes"}};
+  for (const auto& c : run.cases) {
+    if (!c.ok()) {
       t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
-                   format_seconds_short(c.stats.median),
-                   // One sample has no interval: "-", as the terminal table
-                   !has_interval(c) ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
-                   !has_interval(c) ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
-                   format_count(c.samples_per_s), peak_memory_text(c), fmt::format("{}", fmt::join(notes, "; "))});
+                   "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
+      continue;
     }
-    body += html_table(t, "cases");
+    t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
+                 format_seconds_short(c.stats.median),
+                 // One sample has no interval: "-", as the terminal table
+                 !has_interval(c) ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
+                 !has_interval(c) ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
+                 format_count(c.samples_per_s), peak_memory_text(c), html_case_notes(c)});
   }
+  return "<h2>Cases</h2>\n" + html_table(t, "cases");
+}
 
-  // The article's figures.
-  body += "<h2>The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)</h2>\n";
-  {
-    Rows t{{"case", "CPU", "MPS", "speed-up (article)", "speed-up (this run)"}};
-    for (const auto& f : article_figures()) {
-      std::vector<std::string> parts;
-      if (!published)
-        for (const auto& s : run.speedups)
-          if (s.workload == f.workload) parts.push_back(fmt::format("{:.2f}x [{:.2f}, {:.2f}] on {}", s.ratio, s.ci_low, s.ci_high, s.device));
-      t.push_back({fmt::format("{} (section {})", f.label, f.section), fmt::format("{:g} {}", f.cpu, f.unit),
-                   fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup),
-                   parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, "; "))});
-    }
-    body += html_table(t, "article");
+// The article's figures, each beside this run's speed-ups of the same workload.
+std::string html_article_section(const RunResult& run, bool published) {
+  Rows t{{"case", "CPU", "MPS", "speed-up (article)", "speed-up (this run)"}};
+  for (const auto& f : article_figures()) {
+    std::vector<std::string> parts;
+    if (!published)
+      for (const auto& s : run.speedups)
+        if (s.workload == f.workload) parts.push_back(fmt::format("{:.2f}x [{:.2f}, {:.2f}] on {}", s.ratio, s.ci_low, s.ci_high, s.device));
+    t.push_back({fmt::format("{} (section {})", f.label, f.section), fmt::format("{:g} {}", f.cpu, f.unit),
+                 fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup),
+                 parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, "; "))});
   }
-  body += fmt::format("<footer>Generated by accelbench {} from {}. Self-contained: no network access, no external script.</footer>\n",
-                      xml_escape(ctx.accelbench_version), xml_escape(src.name));
+  return "<h2>The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)</h2>\n" + html_table(t, "article");
+}
 
+// The page around the body: the security policy, the style, the checking script.
+std::string html_page(const std::string& title, const std::string& body) {
   std::string out;
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
@@ -487,6 +513,24 @@ std::string render_html_report(const ReportSource& src) {
   out += body;
   out += fmt::format("<script>{}</script>\n</body>\n</html>\n", kScript);
   return out;
+}
+
+}  // namespace
+
+std::string render_html_report(const ReportSource& src) {
+  const auto& run = src.run;
+  const bool published = is_published_run(run);
+  const auto devices = report_devices(run);
+  const auto models = report_workloads(run);
+  const std::string title = fmt::format("accelbench report: {}", src.name.empty() ? "run" : src.name);
+  std::string body = html_context_section(src, title, published);
+  body += html_summary_section(run, devices, published);
+  body += html_charts_section(src, devices, models, published);
+  if (!published) body += html_cases_section(run);
+  body += html_article_section(run, published);
+  body += fmt::format("<footer>Generated by accelbench {} from {}. Self-contained: no network access, no external script.</footer>\n",
+                      xml_escape(run.context.accelbench_version), xml_escape(src.name));
+  return html_page(title, body);
 }
 
 }  // namespace accelbench

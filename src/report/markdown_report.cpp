@@ -54,14 +54,12 @@ std::string over_fastest_cpu_table(const RunResult& run, bool published) {
   if (t.empty()) return "";
   return "### Speed-up over the CPU's fastest precision\n\n" + md_table(t, 3) + "\n" + kOverFastestCpuNote + "\n\n";
 }
-}  // namespace
 
-std::string render_markdown_report(const ReportSource& src) {
+// The title, the published-figures note, the context table and the run's warnings.
+std::string md_context_section(const ReportSource& src, bool published) {
   const auto& run = src.run;
   const auto& ctx = run.context;
-  const bool published = is_published_run(run);
-  std::string out;
-  out += fmt::format("# accelbench report: {}\n\n", src.name.empty() ? "run" : src.name);
+  std::string out = fmt::format("# accelbench report: {}\n\n", src.name.empty() ? "run" : src.name);
   if (published)
     out += "> **Published figures, not measurements.** " + ctx.settings.value("note", std::string()) + " (" +
            ctx.settings.value("source", std::string()) + "; " + ctx.settings.value("method", std::string()) + ")\n\n";
@@ -79,10 +77,14 @@ std::string render_markdown_report(const ReportSource& src) {
   out += md_table(meta, 2) + "\n";
   for (const auto& w : ctx.warnings) out += fmt::format("- warning: {}\n", w);
   if (!ctx.warnings.empty()) out += "\n";
+  return out;
+}
 
-  // Table 1: the article's view.
+// Table 1: the article's view (epoch time per device, the speed-ups, the article's figure), then the
+// speed-ups over the CPU's fastest precision.
+std::string md_summary_section(const RunResult& run, bool published) {
   const auto devices = report_devices(run);
-  out += "## Training time and speed-up\n\n";
+  std::string out = "## Training time and speed-up\n\n";
   std::vector<std::vector<std::string>> t1;
   std::vector<std::string> header{"model"};
   for (const auto& d : devices) header.push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
@@ -116,37 +118,37 @@ std::string render_markdown_report(const ReportSource& src) {
            "95% bootstrap CI. The article's column is its published M2 figure (mean of 5 runs, no CI): a reference, "
            "not a measurement.\n";
   out += "\n";
-  out += over_fastest_cpu_table(run, published);
+  return out + over_fastest_cpu_table(run, published);
+}
 
-  // Table 2: one line per case.
-  if (!published) {
-    out += "## Cases\n\n";
-    std::vector<std::vector<std::string>> t2{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI",
-                                              "+-", "n", "samples/s", "peak memory", "notes"}};
-    for (const auto& c : run.cases) {
-      if (!c.ok()) {
-        t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
-                      std::to_string(c.spec.threads), "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
-        continue;
-      }
-      std::vector<std::string> notes;
-      if (c.noisy) notes.push_back("noisy");
-      if (!c.warmup_stable) notes.push_back("warm-up not stable");
-      if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
-      if (c.synthetic_data) notes.push_back("synthetic data");
-      if (!c.numerics.empty()) notes.push_back(c.numerics);
+// Table 2: one line per case.
+std::string md_cases_section(const RunResult& run) {
+  std::vector<std::vector<std::string>> t2{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI",
+                                            "+-", "n", "samples/s", "peak memory", "notes"}};
+  for (const auto& c : run.cases) {
+    if (!c.ok()) {
       t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
-                    std::to_string(c.spec.threads), format_seconds_short(c.stats.median),
-                    // One sample has no interval: "-", as the terminal table
-                    !has_interval(c) ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
-                    !has_interval(c) ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
-                    format_count(c.samples_per_s), peak_memory_text(c), fmt::format("{}", fmt::join(notes, "; "))});
+                    std::to_string(c.spec.threads), "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
+      continue;
     }
-    out += md_table(t2, 3) + "\n";
+    std::vector<std::string> notes;
+    if (c.noisy) notes.push_back("noisy");
+    if (!c.warmup_stable) notes.push_back("warm-up not stable");
+    if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
+    if (c.synthetic_data) notes.push_back("synthetic data");
+    if (!c.numerics.empty()) notes.push_back(c.numerics);
+    t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
+                  std::to_string(c.spec.threads), format_seconds_short(c.stats.median),
+                  // One sample has no interval: "-", as the terminal table
+                  !has_interval(c) ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
+                  !has_interval(c) ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
+                  format_count(c.samples_per_s), peak_memory_text(c), fmt::format("{}", fmt::join(notes, "; "))});
   }
+  return "## Cases\n\n" + md_table(t2, 3) + "\n";
+}
 
-  // Table 3: the article's figures, with the user's speed-up where the workload matches.
-  out += "## The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)\n\n";
+// Table 3: the article's figures, with the user's speed-up where the workload matches.
+std::string md_article_section(const RunResult& run, bool published) {
   std::vector<std::vector<std::string>> t3{{"case", "CPU", "MPS", "speed-up (article)", "speed-up (this run)"}};
   for (const auto& f : article_figures()) {
     std::string yours = "-";
@@ -159,7 +161,16 @@ std::string render_markdown_report(const ReportSource& src) {
     t3.push_back({fmt::format("{} (section {})", f.label, f.section), fmt::format("{:g} {}", f.cpu, f.unit),
                   fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup), yours});
   }
-  out += md_table(t3);
+  return "## The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)\n\n" + md_table(t3);
+}
+}  // namespace
+
+std::string render_markdown_report(const ReportSource& src) {
+  const bool published = is_published_run(src.run);
+  std::string out = md_context_section(src, published);
+  out += md_summary_section(src.run, published);
+  if (!published) out += md_cases_section(src.run);
+  out += md_article_section(src.run, published);
   return out;
 }
 

@@ -123,18 +123,9 @@ std::string legend(const std::vector<std::string>& names, const std::vector<std:
   return out + "</g>\n";
 }
 
-}  // namespace
-
-std::string render_bar_chart(const BarChartSpec& spec) {
-  std::vector<std::string> groups, series;
-  std::vector<bool> series_ref;
-  for (const auto& it : spec.items) {
-    if (std::find(groups.begin(), groups.end(), it.group) == groups.end()) groups.push_back(it.group);
-    if (std::find(series.begin(), series.end(), it.series) == series.end()) {
-      series.push_back(it.series);
-      series_ref.push_back(it.reference);
-    }
-  }
+// The value axis of a bar chart: from 0 (or, on a log scale, the decade below the smallest value) to
+// above the highest value, whisker or baseline.
+Axis bar_value_axis(const BarChartSpec& spec) {
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
   for (const auto& it : spec.items) {
     for (double v : {it.value, it.high > 0 ? it.high : it.value, it.low > 0 ? it.low : it.value}) {
@@ -154,6 +145,50 @@ std::string render_bar_chart(const BarChartSpec& spec) {
     y.lo = 0;
     y.hi = hi > 0 ? hi * 1.12 : 1;
   }
+  return y;
+}
+
+// One bar at x (its value in its <title>), and its CI whisker where it has one (not on a reference bar).
+std::string bar_with_whisker(const BarItem& item, double x, double bar_w, const Axis& y, double base_px,
+                             const std::string& fill, const std::string& value_format) {
+  const double top = y.map(std::max(item.value, y.log ? y.lo : 0.0));
+  const std::string cls = item.reference ? "ref-bar" : "bar";
+  std::string out = fmt::format(
+      "<rect class=\"{}\" data-group=\"{}\" data-series=\"{}\" data-value=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+      "height=\"{:.1f}\" fill=\"{}\" stroke=\"#333\" stroke-width=\"0.5\"><title>{} {}: {}</title></rect>\n",
+      cls, xml_escape(item.group), xml_escape(item.series), item.value, x + 1, std::min(top, base_px), bar_w - 2,
+      std::fabs(base_px - top), fill, xml_escape(item.group), xml_escape(item.series),
+      fmt::format(fmt::runtime(value_format), item.value));
+  if (!item.reference && item.high > item.low && item.low > 0) {
+    const double cx = x + bar_w / 2, y0 = y.map(item.low), y1 = y.map(item.high);
+    out += fmt::format(
+        "<g class=\"whisker\"><line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\"/>"
+        "<line x1=\"{3:.1f}\" y1=\"{1:.1f}\" x2=\"{4:.1f}\" y2=\"{1:.1f}\" stroke=\"#000\"/>"
+        "<line x1=\"{3:.1f}\" y1=\"{2:.1f}\" x2=\"{4:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\"/></g>\n",
+        cx, y0, y1, cx - 5, cx + 5);
+  }
+  return out;
+}
+
+// s with every `from` replaced by `to`.
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+std::string render_bar_chart(const BarChartSpec& spec) {
+  std::vector<std::string> groups, series;
+  std::vector<bool> series_ref;
+  for (const auto& it : spec.items) {
+    if (std::find(groups.begin(), groups.end(), it.group) == groups.end()) groups.push_back(it.group);
+    if (std::find(series.begin(), series.end(), it.series) == series.end()) {
+      series.push_back(it.series);
+      series_ref.push_back(it.reference);
+    }
+  }
+  const Axis y = bar_value_axis(spec);
   std::vector<std::string> colours;
   for (std::size_t i = 0; i < series.size(); ++i) colours.push_back(series_colour(i));
   double bottom = 0;
@@ -164,10 +199,6 @@ std::string render_bar_chart(const BarChartSpec& spec) {
          "</pattern></defs>\n";
   // ids inside one page must be unique: give this chart's pattern its own id
   const std::string hatch_id = "hatch-" + spec.id;
-  auto replace_all = [](std::string s, const std::string& from, const std::string& to) {
-    for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-    return s;
-  };
   out = replace_all(out, "id=\"hatch\"", "id=\"" + hatch_id + "\"");
   out += y_axis(y, spec.y_label);
   const double plot_w = kWidth - kLeft - kRight;
@@ -186,23 +217,8 @@ std::string render_bar_chart(const BarChartSpec& spec) {
     for (const auto* it : in_group) {
       const auto si = static_cast<std::size_t>(std::find(series.begin(), series.end(), it->series) - series.begin());
       const double x = start + bar_w * static_cast<double>(si);
-      const double top = y.map(std::max(it->value, y.log ? y.lo : 0.0));
-      const std::string cls = it->reference ? "ref-bar" : "bar";
       const std::string fill = it->reference ? "url(#" + hatch_id + ")" : series_colour(si);
-      out += fmt::format(
-          "<rect class=\"{}\" data-group=\"{}\" data-series=\"{}\" data-value=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
-          "height=\"{:.1f}\" fill=\"{}\" stroke=\"#333\" stroke-width=\"0.5\"><title>{} {}: {}</title></rect>\n",
-          cls, xml_escape(it->group), xml_escape(it->series), it->value, x + 1, std::min(top, base_px), bar_w - 2,
-          std::fabs(base_px - top), fill, xml_escape(it->group), xml_escape(it->series),
-          fmt::format(fmt::runtime(spec.value_format), it->value));
-      if (!it->reference && it->high > it->low && it->low > 0) {
-        const double cx = x + bar_w / 2, y0 = y.map(it->low), y1 = y.map(it->high);
-        out += fmt::format(
-            "<g class=\"whisker\"><line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\"/>"
-            "<line x1=\"{3:.1f}\" y1=\"{1:.1f}\" x2=\"{4:.1f}\" y2=\"{1:.1f}\" stroke=\"#000\"/>"
-            "<line x1=\"{3:.1f}\" y1=\"{2:.1f}\" x2=\"{4:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\"/></g>\n",
-            cx, y0, y1, cx - 5, cx + 5);
-      }
+      out += bar_with_whisker(*it, x, bar_w, y, base_px, fill, spec.value_format);
     }
   }
   out += "</g>\n";

@@ -264,29 +264,33 @@ static std::string render_rounds_section(const RunResult& run) {
   return out;
 }
 
-std::string render_terminal_report(const RunResult& run) {
-  std::string out;
+// The first lines: the build, torch, the CPU and each accelerator.
+static std::string render_terminal_header(const RunResult& run) {
   const auto& ctx = run.context;
-  out += fmt::format("accelbench {} ({}) | torch {} | {} | {} cores, {} threads\n", ctx.accelbench_version,
-                     ctx.git_commit, ctx.torch_version, ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model,
-                     ctx.physical_cores, run.cases.empty() ? 0 : run.cases.front().spec.threads);
+  std::string out = fmt::format("accelbench {} ({}) | torch {} | {} | {} cores, {} threads\n", ctx.accelbench_version,
+                                ctx.git_commit, ctx.torch_version, ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model,
+                                ctx.physical_cores, run.cases.empty() ? 0 : run.cases.front().spec.threads);
   for (const auto& d : ctx.devices)
     if (d.type != "cpu") out += fmt::format("accelerator {}: {}\n", d.id, d.name);
-  out += "\n";
+  return out + "\n";
+}
 
-  // Devices in order of appearance (CPU first), (model, dtype, batch) rows in order of appearance.
+// Devices in order of appearance, CPU first.
+static std::vector<std::string> terminal_report_devices(const RunResult& run) {
   std::vector<std::string> devices;
   for (const auto& c : run.cases)
     if (std::find(devices.begin(), devices.end(), c.spec.device) == devices.end()) devices.push_back(c.spec.device);
   std::stable_partition(devices.begin(), devices.end(), [](const std::string& d) { return d == "cpu"; });
-  const auto models = report_rows(run);
-  auto find_case = [&](const ReportRow& m, const std::string& d) { return find_row_case(run, m, d); };
+  return devices;
+}
+
+// Table 1: the article's view, one row per (model, dtype, batch) in order of appearance: s/epoch per
+// device, the speed-ups over the CPU and over the CPU's fastest precision; then what the columns mean.
+static std::string render_summary_section(const RunResult& run, const std::vector<std::string>& devices) {
   auto row_name = [](const ReportRow& m) {
     auto name = m.dtype == "float32" ? m.model : m.model + " " + m.dtype;
     return m.several_batches ? fmt::format("{} b{}", name, m.batch) : name;
   };
-
-  // Table 1: the article's view.
   std::vector<std::vector<std::string>> t1;
   std::vector<std::string> header{"model"};
   for (const auto& d : devices) header.push_back(fmt::format("{} s/epoch", d == "cpu" ? "CPU" : d));
@@ -297,10 +301,10 @@ std::string render_terminal_report(const RunResult& run) {
     for (const auto& d : devices)
       if (d != "cpu") header.push_back(fmt::format("{} over the CPU's fastest", d));
   t1.push_back(header);
-  for (const auto& m : models) {
+  for (const auto& m : report_rows(run)) {
     std::vector<std::string> row{row_name(m)};
     for (const auto& d : devices) {
-      const auto* c = find_case(m, d);
+      const auto* c = find_row_case(run, m, d);
       if (!c) row.push_back("-");
       else if (!c->ok()) row.push_back("failed");
       else if (c->epoch_s_measured) row.push_back(fmt::format("{:.1f} (real)", *c->epoch_s_measured));
@@ -319,7 +323,7 @@ std::string render_terminal_report(const RunResult& run) {
       }
     t1.push_back(row);
   }
-  out += render_table(t1);
+  std::string out = render_table(t1);
   out += "s/epoch = median step time x steps per epoch, an estimate; (real) = one epoch timed end to end (--full-epoch).";
   if (over_fastest)
     out += " Speed-up: over the CPU in the same precision; over the CPU's fastest: over its fastest measured precision "
@@ -328,16 +332,53 @@ std::string render_terminal_report(const RunResult& run) {
     out += " ~ = noisy: CI target not met in the time allowed.";
   out += "\n";
   if (devices.size() == 1 && devices.front() == "cpu") out += "No accelerator found: CPU only (see `accelbench doctor`).\n";
-  out += render_graphs_section(run);
-  if (std::any_of(run.speedups.begin(), run.speedups.end(), [](const Speedup& s) { return s.parity.has_value(); })) {
-    out += "Numerical parity with the CPU (same initial weights and batches, dropout off):\n";
-    for (const auto& s : run.speedups)
-      if (s.parity)
-        out += fmt::format("  {} on {} ({}): {}\n", s.label(), s.device, s.dtype, describe_parity(*s.parity));
-  }
-  out += "\n";
+  return out;
+}
 
-  // Table 2: one line per case.
+// The speed-ups' numerical parity with the CPU, where it was checked.
+static std::string render_parity_section(const RunResult& run) {
+  if (!std::any_of(run.speedups.begin(), run.speedups.end(), [](const Speedup& s) { return s.parity.has_value(); })) return "";
+  std::string out = "Numerical parity with the CPU (same initial weights and batches, dropout off):\n";
+  for (const auto& s : run.speedups)
+    if (s.parity)
+      out += fmt::format("  {} on {} ({}): {}\n", s.label(), s.device, s.dtype, describe_parity(*s.parity));
+  return out;
+}
+
+// The notes column of a measured case: why it is noisy, warm-up, rounds, intervals, drift, launch
+// and input bounds, utilisation, clocks, numerics, outliers, throttling.
+static std::string terminal_case_notes(const CaseResult& c) {
+  std::vector<std::string> notes;
+  if (c.noisy)
+    notes.push_back(c.relative_ci_half_width > c.ci_target
+                        ? fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target)
+                        : fmt::format("noisy (only {} sample{} in the time allowed)", c.stats.n, c.stats.n == 1 ? "" : "s"));
+  if (!c.warmup_stable) notes.push_back("warm-up not stable");
+  if (c.rounds_disagree) notes.push_back("ROUNDS DISAGREE");
+  if (c.run_to_run && c.run_to_run->widened)
+    notes.push_back(run_to_run_label(*c.run_to_run));
+  if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
+  if (c.drifting) notes.push_back("DRIFTING");
+  if (c.device_busy_fraction)
+    notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
+                                c.launch_bound ? ": LAUNCH-BOUND" : ""));
+  if (const auto u = utilisation_note(c); !u.empty()) notes.push_back(u);
+  if (c.device_clock_ratio && std::abs(*c.device_clock_ratio - 1) > 0.02)
+    notes.push_back(fmt::format("device clock {:.1f}% of the host's", 100 * *c.device_clock_ratio));
+  if (!c.numerics.empty()) notes.push_back(c.numerics);
+  if (loss_rose(c)) notes.push_back("LOSS ROSE");
+  if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
+  if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
+  if (!c.data_wait_samples.empty())
+    notes.push_back(fmt::format("data wait {:.1f}% of the step{}", 100 * c.data_wait_fraction,
+                                c.input_bound ? ": INPUT-BOUND" : ""));
+  if (c.telemetry && c.telemetry->throttled)
+    notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
+  return fmt::format("{}", fmt::join(notes, "; "));
+}
+
+// Table 2: one line per case.
+static std::string render_cases_section(const RunResult& run) {
   std::vector<std::vector<std::string>> t2;
   t2.push_back({"model", "device", "dtype", "batch", "median step", "95% CI", "n", "samples/s", "TFLOP/s", "peak memory",
                 "loss before->after", "data", "notes"});
@@ -347,52 +388,40 @@ std::string render_terminal_report(const RunResult& run) {
                     "-", "FAILED: " + c.error});
       continue;
     }
-    std::vector<std::string> notes;
-    if (c.noisy)
-      notes.push_back(c.relative_ci_half_width > c.ci_target
-                          ? fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target)
-                          : fmt::format("noisy (only {} sample{} in the time allowed)", c.stats.n, c.stats.n == 1 ? "" : "s"));
-    if (!c.warmup_stable) notes.push_back("warm-up not stable");
-    if (c.rounds_disagree) notes.push_back("ROUNDS DISAGREE");
-    if (c.run_to_run && c.run_to_run->widened)
-      notes.push_back(run_to_run_label(*c.run_to_run));
-    if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
-    if (c.drifting) notes.push_back("DRIFTING");
-    if (c.device_busy_fraction)
-      notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
-                                  c.launch_bound ? ": LAUNCH-BOUND" : ""));
-    if (const auto u = utilisation_note(c); !u.empty()) notes.push_back(u);
-    if (c.device_clock_ratio && std::abs(*c.device_clock_ratio - 1) > 0.02)
-      notes.push_back(fmt::format("device clock {:.1f}% of the host's", 100 * *c.device_clock_ratio));
-    if (!c.numerics.empty()) notes.push_back(c.numerics);
-    if (loss_rose(c)) notes.push_back("LOSS ROSE");
-    if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
-    if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
-    if (!c.data_wait_samples.empty())
-      notes.push_back(fmt::format("data wait {:.1f}% of the step{}", 100 * c.data_wait_fraction,
-                                  c.input_bound ? ": INPUT-BOUND" : ""));
-    if (c.telemetry && c.telemetry->throttled)
-      notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
     t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
                   ci_cell(c), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory_text(c),
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
-                  fmt::format("{}", fmt::join(notes, "; "))});
+                  terminal_case_notes(c)});
   }
-  out += render_table(t2, 3);
+  return render_table(t2, 3);
+}
+
+// Each case's phases (forward, backward, optimizer), where they were timed.
+static std::string render_phases_section(const RunResult& run) {
+  if (!(run.cases.size() && run.cases.front().phases)) return "";
+  std::string out = "\nPhases (median, each phase synchronized: the sum exceeds an unsplit step):\n";
+  std::vector<std::vector<std::string>> t3{{"model", "device", "forward", "backward", "optimizer"}};
+  for (const auto& c : run.cases) {
+    if (!c.phases || c.phases->forward.empty()) continue;
+    t3.push_back({c.spec.workload, c.spec.device, format_seconds_short(summarize(c.phases->forward).median),
+                  format_seconds_short(summarize(c.phases->backward).median),
+                  format_seconds_short(summarize(c.phases->optimizer).median)});
+  }
+  return out + render_table(t3, 2);
+}
+
+std::string render_terminal_report(const RunResult& run) {
+  const auto devices = terminal_report_devices(run);
+  std::string out = render_terminal_header(run);
+  out += render_summary_section(run, devices);
+  out += render_graphs_section(run);
+  out += render_parity_section(run);
+  out += "\n";
+  out += render_cases_section(run);
   out += render_rounds_section(run);
   out += render_telemetry_section(run);
-  if (run.cases.size() && run.cases.front().phases) {
-    out += "\nPhases (median, each phase synchronized: the sum exceeds an unsplit step):\n";
-    std::vector<std::vector<std::string>> t3{{"model", "device", "forward", "backward", "optimizer"}};
-    for (const auto& c : run.cases) {
-      if (!c.phases || c.phases->forward.empty()) continue;
-      t3.push_back({c.spec.workload, c.spec.device, format_seconds_short(summarize(c.phases->forward).median),
-                    format_seconds_short(summarize(c.phases->backward).median),
-                    format_seconds_short(summarize(c.phases->optimizer).median)});
-    }
-    out += render_table(t3, 2);
-  }
+  out += render_phases_section(run);
   if (const auto advice = render_advice(advise(run)); !advice.empty()) out += "\n" + advice;
   return out;
 }

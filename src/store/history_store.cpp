@@ -403,14 +403,17 @@ void create_whole(const std::string& path, const fs::path& folder, int target_ve
 }
 }  // namespace
 
-void HistoryStore::open_and_migrate(int target_version) {
-  // Look before touching: a file that is not SQLite at all is refused without being opened for
-  // writing (SQLite would not write it either, but this gives the clearer message).
+namespace {
+// Looks before touching: a file that is not SQLite at all is refused without being opened for
+// writing (SQLite would not write it either, but this gives the clearer message); an absent one is
+// created whole, its folder too. Returns why an existing database cannot be written (empty: it can).
+std::string check_or_create_database_file(const std::string& path, int target_version) {
+  auto fail = [&](const std::string& what) { throw UsageError(fmt::format("history database {}: {}", path, what)); };
   std::error_code ec;
-  if (fs::exists(path_, ec)) {
-    if (fs::is_directory(path_, ec)) fail("is a directory, not a database file");
-    if (!fs::is_regular_file(path_, ec)) fail("is not a regular file (a device, FIFO or socket)");
-    std::ifstream in(path_, std::ios::binary);
+  if (fs::exists(path, ec)) {
+    if (fs::is_directory(path, ec)) fail("is a directory, not a database file");
+    if (!fs::is_regular_file(path, ec)) fail("is not a regular file (a device, FIFO or socket)");
+    std::ifstream in(path, std::ios::binary);
     if (!in) fail("cannot be read");
     char header[16] = {};
     in.read(header, sizeof header);
@@ -418,77 +421,98 @@ void HistoryStore::open_and_migrate(int target_version) {
     if (got > 0 && (got < 16 || std::string(header, 16) != std::string("SQLite format 3\0", 16)))
       throw UsageError(fmt::format("{} is not an SQLite database (an accelbench history was expected); it was left "
                                    "as it is: move it away or pass --db with another path",
-                                   path_));
-    read_only_reason_ = why_not_writable(path_);
+                                   path));
+    return why_not_writable(path);
+  }
+  auto parent = fs::path(path).parent_path();
+  if (!parent.empty()) {
+    fs::create_directories(parent, ec);
+    if (ec) fail(fmt::format("cannot create folder {}: {}", parent.string(), ec.message()));
   } else {
-    auto parent = fs::path(path_).parent_path();
-    if (!parent.empty()) {
-      fs::create_directories(parent, ec);
-      if (ec) fail(fmt::format("cannot create folder {}: {}", parent.string(), ec.message()));
-    } else {
-      parent = ".";
-    }
-    if (::access(parent.c_str(), W_OK) != 0)
-      fail(fmt::format("cannot be created: folder {} is not writable ({})", parent.string(), std::strerror(errno)));
-    create_whole(path_, parent, target_version);
+    parent = ".";
   }
-  const int flags = writable() ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
-  const int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
+  if (::access(parent.c_str(), W_OK) != 0)
+    fail(fmt::format("cannot be created: folder {} is not writable ({})", parent.string(), std::strerror(errno)));
+  create_whole(path, parent, target_version);
+  return "";
+}
+
+// Opens the connection `db` to `path` with `flags`; one line naming why when it cannot.
+void open_database_connection(sqlite3*& db, const std::string& path, int flags) {
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
-    const std::string msg = sqlite_message_line(db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
-    sqlite3_close_v2(db_);
-    db_ = nullptr;
-    fail(fmt::format("cannot open: {}", msg));
+    const std::string msg = sqlite_message_line(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close_v2(db);
+    db = nullptr;
+    throw UsageError(fmt::format("history database {}: {}", path, fmt::format("cannot open: {}", msg)));
   }
+}
+
+// A WAL database opened read-only whose -shm file cannot be made: reopened as an immutable file.
+void reopen_database_immutable_when_needed(sqlite3*& db, const std::string& path, const std::string& read_only_reason) {
+  const int probe = sqlite3_exec(db, "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+  if ((probe & 0xff) != SQLITE_CANTOPEN) return;
+  sqlite3_close_v2(db);
+  db = nullptr;
+  std::string escaped;  // a URI: %, ? and # in the path are percent-encoded
+  for (const char ch : fs::absolute(path).string()) {
+    if (ch == '%' || ch == '?' || ch == '#') escaped += fmt::format("%{:02X}", static_cast<unsigned char>(ch));
+    else escaped += ch;
+  }
+  char* uri = sqlite3_mprintf("file:%s?immutable=1", escaped.c_str());
+  const int rc2 = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  sqlite3_free(uri);
+  if (rc2 != SQLITE_OK) {
+    const std::string msg = sqlite_message_line(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc2));
+    sqlite3_close_v2(db);
+    db = nullptr;
+    throw UsageError(fmt::format("history database {}: {}", path,
+                                 fmt::format("cannot open read-only ({}): {}", read_only_reason, msg)));
+  }
+}
+
+// The schema version the database holds (0: a new, empty database); a database with other tables and
+// no schema_version is refused. Reads only.
+int stored_schema_version(sqlite3* db, const std::string& path) {
+  bool has_version = false;
+  std::vector<std::string> tables;
+  {
+    Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'", path);
+    while (s.step()) {
+      tables.push_back(printable(s.text(0), 40));  // a table's name may hold a newline
+      if (tables.back() == "schema_version") has_version = true;
+    }
+  }
+  if (!has_version) {
+    if (!tables.empty())
+      throw UsageError(fmt::format("{} is an SQLite database but not an accelbench history (it has tables {} and "
+                                   "no schema_version); it was left as it is: pass --db with another path",
+                                   path, fmt::join(tables, ", ")));
+    return 0;
+  }
+  Stmt v(db, "SELECT COALESCE(MAX(version), 0) FROM schema_version", path);
+  v.step();
+  return static_cast<int>(v.i64(0));
+}
+}  // namespace
+
+void HistoryStore::open_and_migrate(int target_version) {
+  read_only_reason_ = check_or_create_database_file(path_, target_version);
+  const int flags = writable() ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
+  open_database_connection(db_, path_, flags);
   // SQLite itself falls back to reading only when the file cannot be written.
   if (writable() && sqlite3_db_readonly(db_, "main") == 1) read_only_reason_ = "SQLite opened it read-only";
   if (!writable()) {
     // A WAL database needs its -shm file, which a read-only folder cannot hold: then read it as an
     // immutable file (nobody can write it through this folder either).
-    const int probe = sqlite3_exec(db_, "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
-    if ((probe & 0xff) == SQLITE_CANTOPEN) {
-      sqlite3_close_v2(db_);
-      db_ = nullptr;
-      std::string escaped;  // a URI: %, ? and # in the path are percent-encoded
-      for (const char ch : fs::absolute(path_).string()) {
-        if (ch == '%' || ch == '?' || ch == '#') escaped += fmt::format("%{:02X}", static_cast<unsigned char>(ch));
-        else escaped += ch;
-      }
-      char* uri = sqlite3_mprintf("file:%s?immutable=1", escaped.c_str());
-      const int rc2 = sqlite3_open_v2(uri, &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
-      sqlite3_free(uri);
-      if (rc2 != SQLITE_OK) {
-        const std::string msg = sqlite_message_line(db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc2));
-        sqlite3_close_v2(db_);
-        db_ = nullptr;
-        fail(fmt::format("cannot open read-only ({}): {}", read_only_reason_, msg));
-      }
-    }
+    reopen_database_immutable_when_needed(db_, path_, read_only_reason_);
   }
   sqlite3_busy_timeout(db_, 30000);
   sqlite3_extended_result_codes(db_, 1);
 
   // What is in it? (reads only)
   auto current_version = [&]() -> int {
-    bool has_version = false;
-    std::vector<std::string> tables;
-    {
-      Stmt s(db_, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'", path_);
-      while (s.step()) {
-        tables.push_back(printable(s.text(0), 40));  // a table's name may hold a newline
-        if (tables.back() == "schema_version") has_version = true;
-      }
-    }
-    if (!has_version) {
-      if (!tables.empty())
-        throw UsageError(fmt::format("{} is an SQLite database but not an accelbench history (it has tables {} and "
-                                     "no schema_version); it was left as it is: pass --db with another path",
-                                     path_, fmt::join(tables, ", ")));
-      return 0;
-    }
-    Stmt v(db_, "SELECT COALESCE(MAX(version), 0) FROM schema_version", path_);
-    v.step();
-    return static_cast<int>(v.i64(0));
+    return stored_schema_version(db_, path_);
   };
   int version = with_busy_retry(path_, current_version, [] {});
   if (version > kHistorySchemaVersion)
@@ -585,87 +609,111 @@ StoredRunRef HistoryStore::save_run_checked(const RunResult& run, const nlohmann
   return with_busy_retry(path_, [&]() { return save_run_once(run, typed, extra, doc_cases, version); }, rollback);
 }
 
+namespace {
+// A uid no stored run has yet (after 20 tries, the last one drawn).
+std::string unused_run_uid(sqlite3* db, const std::string& path) {
+  std::string uid;
+  for (int attempt = 0;; ++attempt) {
+    uid = random_uid();
+    Stmt q(db, "SELECT 1 FROM runs WHERE uid = ?1", path);
+    q.bind(1, uid);
+    if (!q.step() || attempt > 20) break;
+  }
+  return uid;
+}
+
+// The run's row (its context, and from schema 2 on what the document holds beyond the typed records);
+// returns its id.
+std::int64_t insert_run_row(sqlite3* db, const std::string& path, const RunResult& run, const std::string& uid,
+                            const json& typed, const json& extra, int version) {
+  const auto& c = run.context;
+  const char* sql = version >= 2
+      ? "INSERT INTO runs (uid, stored_utc, timestamp_utc, command, schema, accelbench_version, git_commit,"
+        " torch_version, host, wall_s, context_json, extra_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"
+      : "INSERT INTO runs (uid, stored_utc, timestamp_utc, command, schema, accelbench_version, git_commit,"
+        " torch_version, host, wall_s, context_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)";
+  Stmt ins(db, sql, path);
+  ins.bind(1, uid).bind(2, now_utc()).bind(3, c.timestamp_utc).bind(4, run.command).bind(5, run.schema)
+      .bind(6, c.accelbench_version).bind(7, c.git_commit).bind(8, c.torch_version).bind(9, c.host)
+      .bind(10, run.wall_s).bind(11, typed["context"].dump());
+  if (version >= 2) ins.bind(12, extra.dump());
+  ins.run();
+  return sqlite3_last_insert_rowid(db);
+}
+
+// One row per case: its figures, samples and JSON (the document's case with the typed fields over
+// it); from schema 2 on, its telemetry in a column of its own.
+void insert_case_rows(sqlite3* db, const std::string& path, const RunResult& run, std::int64_t run_id,
+                      const json* doc_cases, int version) {
+  const char* sql = version >= 2
+      ? "INSERT INTO cases (run_id, ord, workload, device, dtype, batch_size, threads, status, n, median, ci_low,"
+        " ci_high, samples_json, case_json, telemetry_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"
+      : "INSERT INTO cases (run_id, ord, workload, device, dtype, batch_size, threads, status, n, median, ci_low,"
+        " ci_high, samples_json, case_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)";
+  Stmt ins(db, sql, path);
+  for (std::size_t i = 0; i < run.cases.size(); ++i) {
+    const auto& cr = run.cases[i];
+    json cj = json::object();
+    if (doc_cases && i < doc_cases->size() && (*doc_cases)[i].is_object()) cj = (*doc_cases)[i];
+    cj.update(json(cr));
+    cj.erase("samples");
+    json telemetry;
+    if (auto t = cj.find("telemetry"); t != cj.end() && version >= 2) {
+      telemetry = *t;
+      cj.erase(t);
+    }
+    ins.reset();
+    ins.bind(1, run_id).bind(2, i).bind(3, cr.spec.workload).bind(4, cr.spec.device).bind(5, cr.spec.dtype)
+        .bind(6, cr.spec.batch_size).bind(7, cr.spec.threads).bind(8, to_string(cr.status)).bind(9, cr.stats.n)
+        .bind(10, cr.stats.median).bind(11, cr.stats.ci_low).bind(12, cr.stats.ci_high)
+        .bind(13, json(cr.samples).dump()).bind(14, cj.dump());
+    if (version >= 2) {
+      if (telemetry.is_null()) ins.bind_null(15);
+      else ins.bind(15, telemetry.dump());
+    }
+    ins.run();
+  }
+}
+
+// One row per speed-up (schema 2 on).
+void insert_speedup_rows(sqlite3* db, const std::string& path, const RunResult& run, std::int64_t run_id) {
+  Stmt ins(db,
+           "INSERT INTO speedups (run_id, workload, device, baseline_device, dtype, batch_size, ratio, ci_low, ci_high)"
+           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+           path);
+  for (const auto& s : run.speedups) {
+    ins.reset();
+    ins.bind(1, run_id).bind(2, s.label()).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
+        .bind(6, s.batch_size).bind(7, s.ratio).bind(8, s.ci_low).bind(9, s.ci_high);
+    ins.run();
+  }
+}
+
+// Reads the run's cases back before committing: a database whose pages or indexes are damaged in a
+// way SQLite does not notice (found by fuzz_history: an index page out of range) can take the rows
+// and then give back others. Then nothing is stored and the database is named damaged.
+void check_cases_read_back(sqlite3* db, const std::string& path, const RunResult& run, std::int64_t run_id) {
+  Stmt count(db, "SELECT COUNT(*) FROM cases WHERE run_id = ?1", path);
+  count.bind(1, run_id);
+  const auto stored = count.step() ? count.i64(0) : -1;
+  if (stored != static_cast<std::int64_t>(run.cases.size()))
+    throw UsageError(fmt::format("history database {} is damaged (a run stored with {} cases reads back with {}; "
+                                 "PRAGMA integrity_check names the damage); it was left as it is: move it away "
+                                 "or pass --db with another path",
+                                 path, run.cases.size(), stored));
+}
+}  // namespace
+
 StoredRunRef HistoryStore::save_run_once(const RunResult& run, const nlohmann::json& typed, const nlohmann::json& extra,
                                          const nlohmann::json* doc_cases, int version) {
   exec("BEGIN IMMEDIATE");
   try {
     StoredRunRef ref;
-    for (int attempt = 0;; ++attempt) {
-      ref.uid = random_uid();
-      Stmt q(db_, "SELECT 1 FROM runs WHERE uid = ?1", path_);
-      q.bind(1, ref.uid);
-      if (!q.step() || attempt > 20) break;
-    }
-    const auto& c = run.context;
-    {
-      const char* sql = version >= 2
-          ? "INSERT INTO runs (uid, stored_utc, timestamp_utc, command, schema, accelbench_version, git_commit,"
-            " torch_version, host, wall_s, context_json, extra_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"
-          : "INSERT INTO runs (uid, stored_utc, timestamp_utc, command, schema, accelbench_version, git_commit,"
-            " torch_version, host, wall_s, context_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)";
-      Stmt ins(db_, sql, path_);
-      ins.bind(1, ref.uid).bind(2, now_utc()).bind(3, c.timestamp_utc).bind(4, run.command).bind(5, run.schema)
-          .bind(6, c.accelbench_version).bind(7, c.git_commit).bind(8, c.torch_version).bind(9, c.host)
-          .bind(10, run.wall_s).bind(11, typed["context"].dump());
-      if (version >= 2) ins.bind(12, extra.dump());
-      ins.run();
-      ref.id = sqlite3_last_insert_rowid(db_);
-    }
-    {
-      const char* sql = version >= 2
-          ? "INSERT INTO cases (run_id, ord, workload, device, dtype, batch_size, threads, status, n, median, ci_low,"
-            " ci_high, samples_json, case_json, telemetry_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)"
-          : "INSERT INTO cases (run_id, ord, workload, device, dtype, batch_size, threads, status, n, median, ci_low,"
-            " ci_high, samples_json, case_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)";
-      Stmt ins(db_, sql, path_);
-      for (std::size_t i = 0; i < run.cases.size(); ++i) {
-        const auto& cr = run.cases[i];
-        json cj = json::object();
-        if (doc_cases && i < doc_cases->size() && (*doc_cases)[i].is_object()) cj = (*doc_cases)[i];
-        cj.update(json(cr));
-        cj.erase("samples");
-        json telemetry;
-        if (auto t = cj.find("telemetry"); t != cj.end() && version >= 2) {
-          telemetry = *t;
-          cj.erase(t);
-        }
-        ins.reset();
-        ins.bind(1, ref.id).bind(2, i).bind(3, cr.spec.workload).bind(4, cr.spec.device).bind(5, cr.spec.dtype)
-            .bind(6, cr.spec.batch_size).bind(7, cr.spec.threads).bind(8, to_string(cr.status)).bind(9, cr.stats.n)
-            .bind(10, cr.stats.median).bind(11, cr.stats.ci_low).bind(12, cr.stats.ci_high)
-            .bind(13, json(cr.samples).dump()).bind(14, cj.dump());
-        if (version >= 2) {
-          if (telemetry.is_null()) ins.bind_null(15);
-          else ins.bind(15, telemetry.dump());
-        }
-        ins.run();
-      }
-    }
-    if (version >= 2) {
-      Stmt ins(db_,
-               "INSERT INTO speedups (run_id, workload, device, baseline_device, dtype, batch_size, ratio, ci_low, ci_high)"
-               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-               path_);
-      for (const auto& s : run.speedups) {
-        ins.reset();
-        ins.bind(1, ref.id).bind(2, s.label()).bind(3, s.device).bind(4, s.baseline_device).bind(5, s.dtype)
-            .bind(6, s.batch_size).bind(7, s.ratio).bind(8, s.ci_low).bind(9, s.ci_high);
-        ins.run();
-      }
-    }
-    // Read the run's cases back before committing: a database whose pages or indexes are damaged in
-    // a way SQLite does not notice (found by fuzz_history: an index page out of range) can take the
-    // rows and then give back others. Then nothing is stored and the database is named damaged.
-    {
-      Stmt count(db_, "SELECT COUNT(*) FROM cases WHERE run_id = ?1", path_);
-      count.bind(1, ref.id);
-      const auto stored = count.step() ? count.i64(0) : -1;
-      if (stored != static_cast<std::int64_t>(run.cases.size()))
-        throw UsageError(fmt::format("history database {} is damaged (a run stored with {} cases reads back with {}; "
-                                     "PRAGMA integrity_check names the damage); it was left as it is: move it away "
-                                     "or pass --db with another path",
-                                     path_, run.cases.size(), stored));
-    }
+    ref.uid = unused_run_uid(db_, path_);
+    ref.id = insert_run_row(db_, path_, run, ref.uid, typed, extra, version);
+    insert_case_rows(db_, path_, run, ref.id, doc_cases, version);
+    if (version >= 2) insert_speedup_rows(db_, path_, run, ref.id);
+    check_cases_read_back(db_, path_, run, ref.id);
     exec("COMMIT");
     return ref;
   } catch (const BusyError&) {

@@ -83,7 +83,14 @@ class LinuxThermalSource final : public TelemetrySource {
  private:
   void discover(const TelemetryRoots& roots) {
     const fs::path sys(roots.sys);
-    // Temperatures: CPU hwmon chips first.
+    discover_temperatures(sys);
+    discover_clocks(sys);
+    description_ = fmt::format("temperature: {} | clock: {}", temp_origin_, clock_origin_);
+  }
+
+  // Temperatures: CPU hwmon chips first, else the CPU's thermal zones; temp_origin_ says which, or
+  // what was found instead.
+  void discover_temperatures(const fs::path& sys) {
     std::vector<std::string> other_chips, used_chips;
     const auto hwmon_dir = sys / "class" / "hwmon";
     for (const auto& chip : list_entries(hwmon_dir, "hwmon")) {
@@ -128,8 +135,11 @@ class LinuxThermalSource final : public TelemetrySource {
       temp_origin_ = fmt::format("no CPU sensor (found hwmon: {}; thermal zones: {})",
                                  other_chips.empty() ? "none" : fmt::format("{}", fmt::join(other_chips, ", ")),
                                  other_zones.empty() ? "none" : fmt::format("{}", fmt::join(other_zones, ", ")));
+  }
 
-    // Frequencies.
+  // Frequencies and the package throttle counters (one per package); clock_origin_ and
+  // throttle_origin_ say what was found.
+  void discover_clocks(const fs::path& sys) {
     const auto cpu_dir = sys / "devices" / "system" / "cpu";
     std::set<long long> packages_seen;
     for (const auto& cpu : list_entries(cpu_dir, "cpu")) {
@@ -164,7 +174,6 @@ class LinuxThermalSource final : public TelemetrySource {
                                   base_used_ ? "base_frequency" : "cpuinfo_max_freq", reference_khz_ / 1000.0));
     throttle_origin_ = rules.empty() ? std::string("no thermal_throttle counters and no cpufreq reference frequency")
                                      : fmt::format("{}", fmt::join(rules, "; or "));
-    description_ = fmt::format("temperature: {} | clock: {}", temp_origin_, clock_origin_);
   }
 
   FileReader reader_;

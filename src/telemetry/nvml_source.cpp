@@ -205,9 +205,16 @@ class NvmlSource final : public TelemetrySource {
  private:
   enum class Power { none, instant, average };
 
+  // What the GPU answers, one function at a time: each figure's origin, or why it has none.
   void probe() {
+    probe_energy_and_power();
+    probe_temperature_and_clocks();
+    probe_throttling_and_memory();
+  }
+
+  // The energy counter; the instantaneous power field first, then the (averaged) power usage.
+  void probe_energy_and_power() {
     const auto& a = *api_;
-    // energy
     if (!a.device_get_total_energy_consumption) {
       energy_origin_ = missing("nvmlDeviceGetTotalEnergyConsumption");
     } else if (const int rc = a.device_get_total_energy_consumption(dev_, &energy_base_mj_); rc == nvml::kSuccess) {
@@ -217,7 +224,6 @@ class NvmlSource final : public TelemetrySource {
       energy_origin_ = fmt::format("nvmlDeviceGetTotalEnergyConsumption: {}{}", a.error(rc),
                                    rc == nvml::kErrorNotSupported ? " (the GPU has no energy counter: Volta or newer has one)" : "");
     }
-    // power: the instantaneous field first, then the (averaged) power usage
     std::string field_why;
     if (!a.device_get_field_values) {
       field_why = missing("nvmlDeviceGetFieldValues");
@@ -243,7 +249,11 @@ class NvmlSource final : public TelemetrySource {
         power_origin_ = fmt::format("{}; nvmlDeviceGetPowerUsage: {}", field_why, a.error(rc));
       }
     }
-    // temperature
+  }
+
+  // The GPU temperature, the SM clock and its maximum.
+  void probe_temperature_and_clocks() {
+    const auto& a = *api_;
     if (!a.device_get_temperature) {
       temp_origin_ = missing("nvmlDeviceGetTemperature");
     } else {
@@ -266,7 +276,11 @@ class NvmlSource final : public TelemetrySource {
       unsigned mhz = 0;
       if (a.device_get_max_clock_info(dev_, nvml::kClockSm, &mhz) == nvml::kSuccess) max_clock_mhz_ = mhz;
     }
-    // throttle reasons
+  }
+
+  // The clock event reasons (else the SM clock against its maximum), and the memory used.
+  void probe_throttling_and_memory() {
+    const auto& a = *api_;
     if (!a.device_get_current_clocks_event_reasons) {
       throttle_origin_ = missing("nvmlDeviceGetCurrentClocksEventReasons");
     } else {
