@@ -114,27 +114,32 @@ def layering_problems(root, files):
     return problems
 
 
-def torch_reached(header, src, seen):
-    """The chain of project headers from `header` (relative to src/) to a torch header, or None."""
-    if header in seen:
-        return None
-    seen.add(header)
+def torch_reached(header, src, known):
+    """The chain of project headers from `header` (relative to src/) to a torch header, or None.
+    `known` keeps each header's answer (None while it is being followed: an include cycle)."""
+    if header in known:
+        return known[header]
+    known[header] = None
     path = src / header
-    if not path.is_file():
-        return None
-    for _, inc in torch_includes(path):
-        return [header, inc]
-    for _, inc in project_includes(path, src):
-        chain = torch_reached(inc, src, seen)
-        if chain:
-            return [header] + chain
-    return None
+    chain = None
+    if path.is_file():
+        direct = torch_includes(path)
+        if direct:
+            chain = [header, direct[0][1]]
+        else:
+            for _, inc in project_includes(path, src):
+                below = torch_reached(inc, src, known)
+                if below:
+                    chain = [header] + below
+                    break
+    known[header] = chain
+    return chain
 
 
 def cli_problems(root):
     src = root / "src"
     problems = []
-    seen = set()
+    known = {}
     for f in sorted((src / "cli").glob("*")):
         if f.suffix not in SOURCE_SUFFIXES:
             continue
@@ -146,7 +151,7 @@ def cli_problems(root):
         for no, inc in torch_includes(f):
             problems.append(f"{rel}:{no}: includes a torch header ({inc}); ask through engine/engine.h")
         for no, inc in project_includes(f, src):
-            chain = torch_reached(inc, src, seen)
+            chain = torch_reached(inc, src, known)
             if chain:
                 problems.append(f"{rel}:{no}: reaches a torch header through {' -> '.join(chain)}; "
                                 "ask through engine/engine.h")
