@@ -395,8 +395,8 @@ TEST(SweepDrivers, CrossoverAFailedCaseLeavesItsPointWithoutASpeedup) {
 // Each stored sweep block (tests/data/sweep-records: the sweep blocks of H200 and 2-core CPU runs)
 // reads into its record and writes back the same block.
 TEST(SweepRecords, StoredSweepBlocksReadAndWriteBackUnchanged) {
-  const auto root = std::filesystem::path(__FILE__).parent_path().parent_path() / "data" / "sweep-records";
-  if (!std::filesystem::exists(root)) GTEST_SKIP() << root << " not found";
+  const auto root = std::filesystem::path(ACCELBENCH_TEST_DATA) / "sweep-records";
+  ASSERT_TRUE(std::filesystem::exists(root)) << root;
   int read = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     if (entry.path().extension() != ".json") continue;
