@@ -38,8 +38,9 @@ for c in cases:
     t = c.get("telemetry") or {}
     nvml = [x for x in t.get("channels", []) if str(x.get("source", "")).startswith("nvml")]
     e, i = (nvml[0].get("energy_counter_j"), nvml[0].get("power_integral_j")) if nvml else (None, None)
-    print(f"energy: {c['workload']} {c['dtype']}: step {1e3 * c['stats']['median']:.2f} ms, "
-          f"{(t.get('energy_per_step_j') or {}).get('value')} J/step, counter {e} J, power integral {i} J"
-          + (f" ({i / e:.3f} of the counter)" if e and i else ""))
+    j = (t.get("energy_per_step_j") or {}).get("value")
+    num = lambda x, f: "-" if x is None else format(x, f)  # noqa: E731
+    print(f"energy: {c['workload']} {c['dtype']}: step {1e3 * c['stats']['median']:.2f} ms, {num(j, '.2f')} J/step, "
+          f"counter {num(e, '.1f')} J, power integral {num(i, '.1f')} J" + (f" ({i / e:.3f} of the counter)" if e and i else ""))
 PY
 echo "cpu-vs-gpu: $(( $(date +%s) - T0 )) s"
