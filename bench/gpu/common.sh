@@ -9,7 +9,7 @@ if [[ -z ${1:-} || $1 == -h || $1 == --help ]]; then
   echo "usage: bash $0 OUT_DIR [...]  (from the repository root, the project built)" >&2
   exit 2
 fi
-OUT=$(mkdir -p "$1" && cd "$1" && pwd)
+OUT=$(mkdir -p "$1" && cd "$1" && pwd) || { echo "$0: cannot write into $1" >&2; exit 2; }
 shift
 if [[ -z ${BIN:-} ]]; then
   for b in ./build-device/accelbench ./build/accelbench; do [[ -x $b ]] && { BIN=$b; break; }; done
