@@ -1,4 +1,4 @@
-# Installed like a tool (issue #15): `cmake --install build --prefix PREFIX` (or `make install
+# Installed like a tool: `cmake --install build --prefix PREFIX` (or `make install
 # PREFIX=...`) puts
 #   bin/accelbench                                        (finds libtorch through its RPATH)
 #   share/man/man1/accelbench.1                           (man accelbench)

@@ -1,4 +1,4 @@
-# The installed CMake package (issue #13, docs/own-model.md): `cmake --install` puts
+# The installed CMake package (docs/own-model.md): `cmake --install` puts
 #   lib/libaccelbench_{telemetry,core,torch,main}.a   (accelbench_main: the command line and its main)
 #   include/accelbench/accelbench.h                    (the public header) and the headers it reaches
 #   lib/cmake/accelbench/                              (find_package(accelbench): accelbench::main)

@@ -1,4 +1,4 @@
-"""Python reference for `accelbench peak` (issue #12): the same ceilings measured with PyTorch from
+"""Python reference for `accelbench peak`: the same ceilings measured with PyTorch from
 Python, the same way (host clock between two device synchronizations, the median of 15 samples),
 to check that accelbench's figures are the device's and not its own.
     python3 bench/python/peak_reference.py [--device cuda] [--json out.json]

@@ -1,8 +1,8 @@
 """The article's transformer (bench/python/article_models.py) in its first 20 Adam steps on the CPU:
 the loss on one fixed evaluation batch after every step, batch 64, lr 3e-4 with a linear warm-up
 over `warm` steps (the C++ workload's schedule with warm=3), optionally with gradient clipping.
-Why: `accelbench run` on the 2-core CPU (10-20 steps of the transformer) reported LOSS ROSE twice
-(0.727 -> 1.121, 0.727 -> 1.476). Results: docs/results/2026-12-01-cpu-2core-transformer-early-steps.md.
+Why: a run that ends after 10-20 steps of the transformer (`accelbench run` on a 2-core CPU) can end
+on a swing of the loss and report LOSS ROSE; this shows the swing in PyTorch's own model (docs/results.md).
 About 3 minutes a run on 2 cores:  .venv/bin/python bench/python/transformer_early_steps.py
 With a margin M (seeds 0 and 1, warm-up 3): each sequence's ids fall below 5000 with probability
 0.5 +- M (its class picks the sign), labelled by the same rule: does a task far from the decision

@@ -1,5 +1,5 @@
 #pragma once
-// accelbench's C++ API (issue #13): a workload written with the libtorch C++ frontend, registered
+// accelbench's C++ API (docs/own-model.md): a workload written with the libtorch C++ frontend, registered
 // in a program of your own that links accelbench::main, so that the program has every accelbench
 // command (run, sweep, profile, compare, report, ...) with your workload beside the built-ins.
 //

@@ -1,7 +1,7 @@
 #pragma once
 // Time promises: before measuring, which cases cannot fit their share of the budget, judged from the
 // same case's step time in the history, or for a case the history lacks, from a probe of one step
-// before measuring (engine::probe_step_s; issue #15). No torch here.
+// before measuring (engine::probe_step_s). No torch here.
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Run to run (issue #11): an interval that covers the next run must hold what changes between
+// Run to run: an interval that covers the next run must hold what changes between
 // runs, not only between the rounds of one run. Rounds interleaved over one run see the host over a
 // minute or two; a shared host also changes over minutes and hours (neighbours, clocks), and that
 // shows only across runs. The history holds earlier runs of the same case, so `run` uses them: with
@@ -22,17 +22,17 @@ inline constexpr std::size_t kMaxEarlierRuns = 10;
 
 // A prior for the spread, for a case with fewer than kOwnHistoryRuns earlier runs. From an empty
 // history three rounds that agree by chance gave the launch-bound mlp's first runs on the H200 an
-// interval (-8/+9%) that missed later runs 1.7x away (docs/results/2026-12-01-h200-visit7.md). What
+// interval (-8/+9%) that missed later runs 1.7x away (docs/results.md). What
 // a run's median does from run to run was measured: the sd of the log medians of 5-6 back-to-back
 // runs, in 12 series of host-bound cases (the H200's mlp, cnn and resnet18, device busy 20-44% of
-// the step, three visits; the 2-core CPU's mlp, cnn and transformer) was 0.06-0.27, their root mean
+// the step, three sets of runs; the 2-core CPU's mlp, cnn and transformer) was 0.06-0.27, their root mean
 // square 0.13; the device-bound transformer's (busy 98-99%) 0.0018-0.0023 in three series. Between
 // the two the prior follows the host's share of the step: all of it at a device busy 50% of the
 // step or less, none at 90% or more (dcgan, 60-75% busy, varied 0.035-0.07). The prior is pooled
 // with the case's own runs as kPriorRuns runs' worth (a scaled inverse-chi-square prior: variance
 // (nu0 s0^2 + K s^2) / (nu0 + K), t with nu0 + K degrees of freedom); from kOwnHistoryRuns earlier
 // runs on, the case's own spread alone is used. Replayed on the recorded series from an empty
-// history, every case's pairwise coverage was 90-100% (the mlp of one visit 90%).
+// history, every case's pairwise coverage was 90-100% (the mlp of one set 90%).
 inline constexpr double kHostBoundRunSdLog = 0.13;
 inline constexpr double kDeviceBoundRunSdLog = 0.003;
 inline constexpr double kPriorRuns = 3;

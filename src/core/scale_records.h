@@ -1,5 +1,5 @@
 #pragma once
-// Data-parallel scaling (`accelbench scale`, issue #14): what one rank measured, the figures of a
+// Data-parallel scaling (`accelbench scale`): what one rank measured, the figures of a
 // world size (the slowest rank's step time, samples/s, weak-scaling efficiency with its CI, the
 // all-reduce's share of the step, bus bandwidth) and their JSON. No torch here.
 #include <chrono>

@@ -40,7 +40,7 @@ class Collectives {
   virtual void barrier() = 0;
   // From now on, collectives record their device time (CollectiveWork::duration_s). Off at first:
   // with NCCL the timing events cost host time on every collective (5-10% of a launch-bound step
-  // on the H200, docs/results/2026-11-30-h200x2-scale.md), so steps that are timed run without it.
+  // on the H200, docs/results.md), so steps that are timed run without it.
   virtual void enable_timing() {}
 };
 

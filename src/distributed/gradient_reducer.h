@@ -21,7 +21,7 @@
 // - after_backward: no hooks; finish() takes every gradient autograd left (a defined .grad arrived)
 //   and launches the buckets then. With one rank there is nothing to overlap, and each hook, bucket
 //   copy and all-reduce call is host time that a launch-bound step pays in full (about 42 us an
-//   all-reduce call and 140 us of hooks a transformer step on the H200, docs/results/).
+//   all-reduce call and 140 us of hooks a transformer step on the H200, docs/results.md).
 #include <cstdint>
 #include <functional>
 #include <mutex>

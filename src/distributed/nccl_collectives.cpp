@@ -42,7 +42,7 @@ class NcclCollectives final : public Collectives {
     at::accelerator::setDeviceIndex(static_cast<c10::DeviceIndex>(info.local_rank));
     // c10d's flight recorder (a trace entry, with CUDA events, per collective, for hang dumps) costs
     // host time on every collective: off unless the user asks for it (measured on the H200 at world
-    // size 1, transformer bfloat16: +10% per step with it, +3% without; docs/results/). NCCL timing
+    // size 1, transformer bfloat16: +10% per step with it, +3% without; docs/results.md). NCCL timing
     // stays off until enable_timing().
     ::setenv("TORCH_NCCL_TRACE_BUFFER_SIZE", "0", 0);
     c10d::TCPStoreOptions store_options;

@@ -12,7 +12,7 @@
 //   copy: a 1 GiB (CPU: 256 MiB) buffer copied on the device; read + write bytes per second. On the
 //     CPU the two buffers are asked for transparent huge pages (madvise), so that the ceiling does
 //     not depend on the TLB: on the H200's host the medians were 90-132 GB/s with them against
-//     88-116 without, in the same four processes (bench/device/cpu_copy_probe.py, docs/peak.md).
+//     88-116 without, in the same four processes (bench/python/cpu_copy_bandwidth.py, docs/peak.md).
 //   host<->device: 256 MiB between pinned (or pageable) host memory and the device (accelerators).
 //   launch: a one-element in-place add, either followed by a synchronization each time (round trip:
 //     each timed alone, a sample the median of them) or queued a thousand at a time (back to back:
@@ -280,7 +280,7 @@ std::vector<Ceiling> measure_launch(Device& dev, PeakPlan plan) {
   const auto identity = [](double s) { return s; };
   // Round trip: each one timed on its own, a sample the median of its round trips, so that the
   // moments the host was taken away (a descheduled thread: a round trip of milliseconds) do not
-  // set it, as they set a mean. The visits to the H200 saw medians of means 12.6% apart.
+  // set it, as they set a mean. On the H200 two processes' medians of means were 12.6% apart.
   {
     const int reps = std::max(1, static_cast<int>(std::ceil(plan.sample_target_s / std::max(rt_s, 1e-9))));
     std::vector<double> values, each(static_cast<std::size_t>(reps));

@@ -38,7 +38,7 @@ nn::LayerNorm layer_norm() { return nn::LayerNorm(nn::LayerNormOptions({kHidden}
 // has, or (ACCELBENCH_BERT_FUSED_QKV=1) one [3 x 768, 768] layer: one GEMM, one cast of the input
 // under autocast, one stacked gradient. The same model either way (the same weights, drawn in the
 // same order). On the H200 at batch 2048 in bfloat16 the fused layer was not faster (424.4 ms a step
-// against 413.0 ms, one process each: docs/results/2026-12-01-h200-visit9.md), so three it is.
+// against 413.0 ms, one process each: docs/results.md), so three it is.
 bool fused_qkv() { return env_switch("ACCELBENCH_BERT_FUSED_QKV", false); }
 
 // Under bfloat16 or float16 autocast the residual stream (the layers' inputs and outputs) is held in
@@ -48,7 +48,7 @@ bool fused_qkv() { return env_switch("ACCELBENCH_BERT_FUSED_QKV", false); }
 // back for its four matmul inputs and back again in the backward pass, and the adds, LayerNorms and
 // their gradients move twice the bytes. On the H200 at batch 512 in bfloat16 those casts took 12.9 ms
 // of a 115.8 ms step, LayerNorm 15.3 ms, the adds 11.4 ms (`accelbench profile`,
-// docs/results/2026-12-01-h200-visit11.md). The same model, optimizer and float32 weights; the
+// docs/results.md). The same model, optimizer and float32 weights; the
 // activations between layers rounded to the low precision. ACCELBENCH_BERT_FP32_RESIDUAL=1 keeps
 // autocast's float32 stream.
 bool low_precision_residual() { return !env_switch("ACCELBENCH_BERT_FP32_RESIDUAL", false); }

@@ -4,7 +4,7 @@
 // two dimensions: an extra kernel forward and an unfused bias gradient backward. ATen's at::linear
 // folds a contiguous 3-D input to 2-D and runs one addmm (the bias in cuBLASLt's epilogue). On the
 // H200 the transformer's bfloat16 step had 48 add_ kernels (1.31 ms) where Python's has 30 (0.52
-// ms): docs/results/2026-12-01-h200-graphs.md.
+// ms): docs/results.md.
 #include <ATen/ATen.h>
 #include <torch/nn/modules/linear.h>
 

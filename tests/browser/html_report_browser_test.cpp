@@ -123,7 +123,7 @@ TEST_F(BrowserTest, ScreenshotIsAPng) {
   if (const char* keep = std::getenv("ACCELBENCH_KEEP_SCREENSHOT"); keep && *keep) fs::copy_file(png, keep, fs::copy_options::overwrite_existing);
 }
 
-// #15: a CPU-only run as `report` reads it from the history database after two stored runs: the
+// A CPU-only run as `report` reads it from the history database after two stored runs: the
 // browser shows only panels with data (no empty figure; what the run lacks is one list) and the
 // history chart of each case, each chart with its marks.
 TEST_F(BrowserTest, CpuOnlyRunFromTheHistoryHasNoEmptyPanelAndItsHistoryCharts) {

@@ -57,7 +57,7 @@ TEST(Cli, BadInputIsOneLineAndExitCodeTwo) {
   expect_usage_error("frobnicate", "unknown command 'frobnicate'");
 }
 
-// --graphs (issue 12): refused in one line, exit 2, before anything is measured, where nothing can
+// --graphs: refused in one line, exit 2, before anything is measured, where nothing can
 // capture a CUDA graph; the reason names the device.
 TEST(Cli, GraphsOnTheCpuAreRefusedInOneLine) {
   expect_usage_error("run --graphs --devices cpu --models mlp", "--graphs: cpu: the CPU has no graph capture");
@@ -109,7 +109,7 @@ TEST(Cli, QuickRunOnCpuWritesValidJsonForAllThreeModels) {
   EXPECT_TRUE(j["cases"][2]["synthetic_data"].get<bool>());  // the transformer's tokens are synthetic
 }
 
-// Time promises (#15): a case whose step is too long for its time takes as many samples as fit (at
+// Time promises: a case whose step is too long for its time takes as many samples as fit (at
 // least one) and no round that cannot fit what the budget leaves, so the run ends within its budget
 // plus one step, and says so. An mlp step of 0.4-1.6 s on 2 cores (width 16384, batch 2048: at
 // width 8192 and batch 1024 an AVX512 machine of 2026-12-01 took 0.12 s, and every round had its

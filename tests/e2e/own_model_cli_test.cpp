@@ -1,4 +1,4 @@
-// End-to-end tests of `--model-file` (issue #13): models of the user's, exported with
+// End-to-end tests of `--model-file`: models of the user's, exported with
 // tools/export_model.py at build time (tests/e2e/own_model/make_models.py, with the Python of the
 // libtorch the build uses), trained on the CPU by `run` and `sweep batch`; every bad input a
 // one-line error and exit code 2.

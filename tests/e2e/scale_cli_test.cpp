@@ -1,6 +1,6 @@
 // End-to-end: `accelbench scale` where there are not enough GPUs (here: the CPU only), its flags'
 // checks, and `--ranks-from-env` without torchrun's environment. The GPU runs are in
-// docs/results/2026-11-30-h200x2-scale.md.
+// docs/multi-gpu.md and docs/results.md.
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"

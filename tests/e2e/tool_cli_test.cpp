@@ -1,4 +1,4 @@
-// End-to-end: a tool people enjoy (issue #15). Output fits COLUMNS=100 (run, compare, history, a
+// End-to-end: a tool people enjoy. Output fits COLUMNS=100 (run, compare, history, a
 // sweep, every --help); the history managed (--json, rm, prune).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -320,7 +320,7 @@ TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
   expect_usage_error(fmt::format("peak --device cpu --json {}", dir.path.string()), "--json");
 }
 
-// Issue #11: a run's interval must cover the next run, and runs differ by more than the rounds of
+// A run's interval must cover the next run, and runs differ by more than the rounds of
 // one run show. With two earlier runs of the same case in the history, `run` reports their spread
 // with this run's (JSON run_to_run) and widens the interval where that is wider: here the first
 // run's stored median is doubled, so the third run must widen its interval to cover it.

@@ -1,5 +1,5 @@
-// The accelerator path for real (ctest label `gpu`): run on the H200 in every visit and recorded in
-// docs/results/. Where no CUDA device is visible each test skips, saying why. Each test runs in its
+// The accelerator path for real (ctest label `gpu`), on a CUDA device (bench/gpu/, docs/results.md).
+// Where no CUDA device is visible each test skips, saying why. Each test runs in its
 // own process (gtest_discover_tests), so the memory limit of one does not reach the others.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -95,7 +95,7 @@ TEST(Gpu, HeldQueueTimesTheDevicesWorkWithoutLaunchGaps) {
   // 500 tiny kernels (fewer than the launch queue holds), the host waiting 20 us after each launch:
   // gaps of a known size. (With 2,000 kernels launched as fast as the host could, a host as fast as
   // the device left no gaps to remove, and the queue filled during the hold: this test failed on
-  // the H200 on 2026-12-01, 7.50 ms held against 7.26 ms, after passing in four visits.)
+  // the H200 on 2026-12-01, 7.50 ms held against 7.26 ms, after passing there before.)
   auto span = [&](bool hold) {
     if (hold) EXPECT_TRUE(d->hold_queue(0.05));
     timer->start();
@@ -359,7 +359,7 @@ TEST(Gpu, PeakMeasuresEveryCeilingOfTheDevice) {
   EXPECT_NE(c.device_name.find("NVIDIA"), std::string::npos) << c.device_name;
 }
 
-// --graphs (issue 12): the whole step captured as one CUDA graph trains as the eager step does
+// --graphs: the whole step captured as one CUDA graph trains as the eager step does
 // (the same initial weights, batches and learning rates: the losses agree, dropout off), and is
 // faster for a launch-bound model. Every precision, float16's loss scaling inside the graph too.
 TEST(Gpu, GraphsTrainAsEagerAndLaunchOnce) {

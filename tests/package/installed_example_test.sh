@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The installed package (issue #13): `cmake --install` into a fresh prefix, examples/custom_workload
+# The installed package: `cmake --install` into a fresh prefix, examples/custom_workload
 # configured with find_package(accelbench) and built against it, and its program run: the workload
 # it registers (tiny-mlp) trains on the CPU in two rounds, each in a fresh child process of the
 # program itself, and the JSON says so. Usage: installed_example_test.sh BUILD_DIR SOURCE_DIR PYTHON

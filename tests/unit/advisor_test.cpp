@@ -759,7 +759,7 @@ TEST(Advisor, UtilisationVerdictsOfDeviceBoundCasesAreAdvised) {
   expect_cited(a);
 }
 
-// Advice that reads its case (#15): never what the case already uses; one advice per finding.
+// Advice that reads its case: never what the case already uses; one advice per finding.
 TEST(AdvisorReadsItsCase, MemoryEdgeNeverRecommendsWhatTheSweepAlreadyUses) {
   const auto run = batch_run();
   auto block = batch_block(run);  // transformer in float32 without checkpointing: both ways

@@ -1,5 +1,5 @@
-// A trace's frozen cpu device constants move with the module (issue #13: Hugging Face BERT, traced
-// on the CPU, failed on cuda). Here the "other device" is meta, which needs no accelerator: the
+// A trace's frozen cpu device constants move with the module (Hugging Face BERT, traced on the CPU,
+// fails on cuda without it). Here the "other device" is meta, which needs no accelerator: the
 // frozen constant makes the forward fail there exactly as it did on cuda.
 #include <gtest/gtest.h>
 #include <torch/script.h>

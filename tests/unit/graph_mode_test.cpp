@@ -1,4 +1,4 @@
-// --graphs (issue 12): the graph hooks of the built-in tasks (TrainingTask::enter_graph_mode,
+// --graphs: the graph hooks of the built-in tasks (TrainingTask::enter_graph_mode,
 // prepare_replay, captured_step, after_replay) train exactly as the eager step does. A CUDA graph
 // cannot be captured here (no GPU), so the test plays the engine's part on the CPU: each "replay"
 // runs captured_step() eagerly on the static inputs, and the gradients are cleared after it, as a

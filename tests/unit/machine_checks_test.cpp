@@ -114,7 +114,7 @@ TEST(MachineChecks, ProcessStatParsing) {
   EXPECT_FALSE(parse_process_stat("garbage", name, ticks));
 }
 
-// GPUs (#15): another process on the GPU and clocks held back distort timings; an idle GPU's low
+// GPUs: another process on the GPU and clocks held back distort timings; an idle GPU's low
 // clock and persistence mode off do not (persistence says how to speed up each round's start).
 TEST(MachineChecks, GpuProcessesClocksHeatAndPersistence) {
   auto s = idle_machine();

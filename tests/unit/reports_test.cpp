@@ -190,7 +190,7 @@ TEST(Reports, HtmlIsSelfContainedWithEveryChartAndItsTable) {
 TEST(Reports, HtmlWithoutSweepOrTelemetrySaysSo) {
   const auto html = render_html_report(ReportSource{make_run(), {}, "run 1"});
   EXPECT_EQ(count(html, "<figure class=\"chart\""), 2u);
-  // No empty panel (#15): what the run lacks is one list, each item with its reason.
+  // No empty panel: what the run lacks is one list, each item with its reason.
   EXPECT_EQ(count(html, "<figure class=\"chart empty\""), 0u);
   // sweep throughput and memory, power, temperature, history, utilisation (no ceilings)
   EXPECT_EQ(count(html, "<li data-absent="), 6u);
@@ -209,7 +209,7 @@ TEST(Reports, HtmlWithoutSweepOrTelemetrySaysSo) {
   EXPECT_EQ(count(figure_of(art, "speedup"), "<rect class=\"ref-bar\""), 6u);
 }
 
-// History (#15): a chart per case of the run stored at least twice, its median per stored run with
+// History: a chart per case of the run stored at least twice, its median per stored run with
 // the run's interval, linear, in ms; a case stored once gets none.
 TEST(Reports, HtmlHistoryChartForEachCaseStoredTwice) {
   ReportSource src{make_run(), {}, "run 3"};
@@ -366,7 +366,7 @@ TEST(Reports, AGraphsSweepIsLabelledAsOne) {
   EXPECT_EQ(sweep_model_label(p), "mlp[graphs]");
 }
 
-// #12: the HTML has a chart of each case's share of the measured ceiling, with the busy share and
+// The HTML has a chart of each case's share of the measured ceiling, with the busy share and
 // the verdict in its table, when the run has ceilings.
 TEST(Reports, HtmlChartsTheUtilisationOfEachCase) {
   auto run = make_run();
@@ -386,7 +386,7 @@ TEST(Reports, HtmlChartsTheUtilisationOfEachCase) {
   EXPECT_EQ(html.find("data-absent=\"utilisation\""), std::string::npos);
 }
 
-// #12: the Markdown states each accelerator case's speed-up over the CPU's fastest precision, with
+// The Markdown states each accelerator case's speed-up over the CPU's fastest precision, with
 // the precision it is over, in a table of its own with a note; a run without one has neither.
 TEST(Reports, MarkdownShowsTheSpeedupOverTheCpusFastestPrecision) {
   const auto run = mixed_precision_run();

@@ -170,7 +170,7 @@ TEST(ResultsJson, DeviceClockAndBusyShareAreSeparateFigures) {
   EXPECT_FALSE(c.launch_bound);
 }
 
-// --graphs (issue 12): a graphs case is its own row ("mlp[graphs]"), right after the eager case of
+// --graphs: a graphs case is its own row ("mlp[graphs]"), right after the eager case of
 // each device that can capture; its speed-up over the CPU is over the CPU's eager step, and
 // graph_speedups compare it with the eager case on its device.
 TEST(Graphs, PlanAddsAGraphsCaseAfterTheEagerCaseOfEachCapableDevice) {
@@ -223,7 +223,7 @@ TEST(Graphs, LabelJsonAndSpeedups) {
   EXPECT_NE(text.find("eager 2.004 ms -> graphs 501.0 us a step"), std::string::npos) << text;
 }
 
-// #12: a speed-up is also stated over the CPU's fastest measured precision where that is another
+// A speed-up is also stated over the CPU's fastest measured precision where that is another
 // one (a CPU that emulates bfloat16 is slower in it than in float32), and the table says which.
 TEST(Speedups, OverTheCpusFastestPrecision) {
   RunResult run;

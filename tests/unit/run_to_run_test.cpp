@@ -1,4 +1,4 @@
-// Run to run (issue #11): the spread of a case's median over earlier runs in the history widens the
+// Run to run: the spread of a case's median over earlier runs in the history widens the
 // next-run interval (analysis/run_to_run).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // The sweep drivers (src/drivers/*_sweep.cpp) without torch and without the binary: a fake
 // measurer returns scripted cases (a point that runs, one out of memory, one that crashes), a fake
 // parity trainer scripted losses, and a recording printer keeps every event. Also the typed sweep
-// records' JSON against the files in docs/results.
+// records' JSON against stored sweep blocks (tests/data/sweep-records).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -392,10 +392,11 @@ TEST(SweepDrivers, CrossoverAFailedCaseLeavesItsPointWithoutASpeedup) {
 
 // ---- the records' JSON --------------------------------------------------------------------------
 
-// Each sweep file in docs/results reads into its record and writes back the same block.
+// Each stored sweep block (tests/data/sweep-records: the sweep blocks of H200 and 2-core CPU runs)
+// reads into its record and writes back the same block.
 TEST(SweepRecords, StoredSweepBlocksReadAndWriteBackUnchanged) {
-  const auto root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "docs" / "results";
-  if (!std::filesystem::exists(root)) GTEST_SKIP() << root << " not found";
+  const auto root = std::filesystem::path(ACCELBENCH_TEST_DATA) / "sweep-records";
+  ASSERT_TRUE(std::filesystem::exists(root)) << root;
   int read = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     if (entry.path().extension() != ".json") continue;

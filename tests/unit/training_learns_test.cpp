@@ -1,4 +1,4 @@
-// Training that learns (issue 11): over the steps `accelbench run --quick` takes (at least 2
+// Training that learns: over the steps `accelbench run --quick` takes (at least 2
 // warm-up steps and 5 samples: 12 steps here), the evaluation loss (TrainingTask::evaluation_loss,
 // the first staged batch) falls, for every workload and every precision the CPU runs: float32,
 // bfloat16 and float16 (with loss scaling; emulated and slow on the CPU). Each workload at its
