@@ -29,6 +29,9 @@ add_custom_command(OUTPUT ${ACCELBENCH_DOC_FILES}
 add_custom_target(accelbench_docs ALL DEPENDS ${ACCELBENCH_DOC_FILES})
 
 install(TARGETS accelbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)
+# The Python measurer (python/accelbench_worker): share/accelbench/python, found from bin/ (--impl python).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/accelbench_worker DESTINATION ${CMAKE_INSTALL_DATADIR}/accelbench/python
+        COMPONENT tool PATTERN __pycache__ EXCLUDE)
 install(FILES ${ACCELBENCH_SHARE_OUT}/man/man1/accelbench.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT tool)
 install(FILES ${ACCELBENCH_SHARE_OUT}/bash-completion/completions/accelbench
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions COMPONENT tool)

@@ -55,10 +55,13 @@ void check_workload_inputs(const WorkloadInputs& in) {
   if (in.workers < -1 || in.workers > 256) throw UsageError(fmt::format("--workers must be in [0, 256] (got {})", in.workers));
   if (!in.text_path.empty() && !std::filesystem::exists(in.text_path))
     throw UsageError(fmt::format("--text file not found: {}", in.text_path));
+  if (!in.model_file.empty() && !in.py_model.empty()) throw UsageError("--model-file and --py-model exclude each other");
   if (in.model_file.empty()) {
-    if (!in.model_input.empty()) throw UsageError("--input needs --model-file");
-    if (!in.model_target.empty()) throw UsageError("--target needs --model-file");
-    if (in.model_flops_per_sample != 0) throw UsageError("--flops-per-sample needs --model-file");
+    if (in.py_model.empty() && !in.model_input.empty()) throw UsageError("--input needs --model-file or --py-model");
+    if (in.py_model.empty() && !in.model_target.empty()) throw UsageError("--target needs --model-file or --py-model");
+    if (in.py_model.empty() && in.model_flops_per_sample != 0) throw UsageError("--flops-per-sample needs --model-file");
+    if (!in.model_input.empty()) parse_input_specs(in.model_input);
+    if (!in.model_target.empty()) parse_target_spec(in.model_target);
     return;
   }
   std::error_code ec;

@@ -48,6 +48,10 @@ nlohmann::json settings_json(const RunFlags& o, const CLI::App& cmd, const RunRe
   for (const auto& t : split_list(o.dtypes)) settings["dtypes"].push_back(engine::canonical_precision(t));
   settings.update(nlohmann::json(s));            // ci_target, confidence, min_time_s, ... (core/options.h)
   settings.update(nlohmann::json(o.inputs));     // data, variant, text, seq_len, seed, workers
+  if (run_request.python.active()) {
+    settings["impl"] = o.python.impl;
+    settings["python_measurer"] = python_context(run_request.python);  // the interpreter and its torch
+  }
   return settings;
 }
 
@@ -120,6 +124,7 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
     const auto unseen = cases_without_history(cases, history);
     const auto probe_start = std::chrono::steady_clock::now();
     for (const auto& c : unseen) {
+      if (is_python(c)) continue;  // the C++ engine's step says nothing of the Python loop's
       try {
         probed.push_back({c, engine::probe_step_s(c, request.suite.options.inputs)});
       } catch (const std::exception&) {  // the measurement will meet it again and say so
@@ -138,7 +143,7 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   }
 
   // Each case in interleaved rounds (fresh processes by default): the interval covers the next run.
-  const auto each_round = round_measurer(request.timing);
+  const auto each_round = with_python_cases(round_measurer(request.timing), request.python);
   const auto parity = engine::parity_trainer();
   const int failures = run_suite(request.suite, run, *each_round, *parity, printer);
   run.wall_s += probe_s;  // "done in" and the stored wall time include the probes
@@ -188,6 +193,7 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--cooldown", o->cooldown, "Pause between cases so the devices cool down, e.g. 30s (not counted in --budget)")
       ->capture_default_str();
   add_workload_input_options(cmd, o->inputs, kTextFlag | kWorkersFlag);
+  add_python_options(cmd, o->python, o->inputs);
   cmd->add_option("--repeats", o->repeats, "With --full-epoch: epochs to time (olympic mean: drop fastest and slowest)")
       ->capture_default_str();
   cmd->add_option("--width", o->width, "mlp hidden width (default 1024)");

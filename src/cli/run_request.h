@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/common_options.h"
+#include "cli/python_cases.h"
 #include "drivers/suite.h"
 
 namespace CLI {
@@ -38,6 +39,7 @@ struct RunFlags {
   std::string db_path;  // history database (--db); empty: the default
   bool no_save = false;
   int gpus = 0;         // --gpus N: the models data-parallel on N GPUs through `scale` (run_gpus.cpp)
+  PythonFlags python;   // --impl, --python, --py-optimizer, --compile (--py-model: inputs.py_model)
 };
 
 // The flags checked (every input, before anything runs): the suite driver's request, the rounds,
@@ -46,7 +48,8 @@ struct RunRequest {
   SuiteRequest suite;
   Timing timing;           // rounds: 3 by default, 2 with --quick
   std::string quick_note;
-  std::vector<std::string> models;  // --models, and the --model-file's case
+  std::vector<std::string> models;  // --models, and the --model-file's (or --py-model's) case
+  PythonSetup python;      // the interpreter of the Python cases, when there are any
 };
 RunRequest make_run_request(const RunFlags& flags, const CLI::App& cmd);
 // `run --gpus N` (run_gpus.cpp): the flags checked, then `scale` at world sizes 1 and N.

@@ -11,7 +11,8 @@ void to_json(json& j, const WorkloadInputs& v) {
   j = json{{"synthetic_forced", !v.use_real_data}, {"data_dir", v.data_dir}, {"variant", v.variant},
            {"text", v.text_path},                  {"seq_len", v.seq_len},   {"seed", v.seed},
            {"workers", v.workers}};
-  if (!v.model_file.empty())  // only for a model file: the context block of a built-in run is unchanged
+  if (!v.python.empty()) j.update(json{{"python", v.python}, {"py_model", v.py_model}, {"py_optimizer", v.py_optimizer}});
+  if (!v.model_file.empty() || !v.py_model.empty())  // only for a model file: the context block of a built-in run is unchanged
     j.update(json{{"model_file", v.model_file}, {"model_input", v.model_input}, {"model_target", v.model_target},
                   {"model_flops_per_sample", v.model_flops_per_sample}});
 }
@@ -29,6 +30,9 @@ void from_json(const json& j, WorkloadInputs& v) {
   get_if(j, "model_input", v.model_input);
   get_if(j, "model_target", v.model_target);
   get_if(j, "model_flops_per_sample", v.model_flops_per_sample);
+  get_if(j, "python", v.python);
+  get_if(j, "py_model", v.py_model);
+  get_if(j, "py_optimizer", v.py_optimizer);
 }
 
 void to_json(json& j, const MeasureSettings& v) {

@@ -37,6 +37,13 @@ struct WorkloadInputs {
   std::string model_input;
   std::string model_target;
   double model_flops_per_sample = 0;
+  // The Python measurer (--impl python, --py-model): the interpreter it runs under (the harness
+  // fills it in: --python, else the first python3 that imports torch), the user's model as
+  // FILE.py:FACTORY (its batch from model_input and model_target), and the optimizer it trains with
+  // ("" PyTorch's default Adam; "adam:fused", "adamw:foreach", "sgd"...).
+  std::string python;
+  std::string py_model;
+  std::string py_optimizer;
 };
 
 struct MeasureSettings {

@@ -26,10 +26,21 @@ struct CaseSpec {
   std::int64_t width = 0;       // mlp hidden width (--width); 0: the workload's own (1024)
   bool checkpoint = false;      // gradient checkpointing of the encoder blocks (--checkpoint)
   bool graphs = false;          // the whole training step replayed as one device graph (--graphs)
+  // Which loop trains it (--impl): "" the C++ engine, "python" the Python measurer (a Python
+  // child process: python/accelbench_worker, drivers/python_measurer.h), with `compile` its
+  // torch.compile mode ("" eager; "default", "reduce-overhead", "max-autotune").
+  std::string impl;
+  std::string compile;
 };
 
-// "mlp", "mlp[width=4096]", "transformer[checkpoint]", "mlp[graphs]": the workload with what
-// changes its model or how its step is launched.
+inline constexpr const char* kPythonImpl = "python";
+inline bool is_python(const CaseSpec& spec) { return spec.impl == kPythonImpl; }
+// "cpp" or "python": the implementation column of the tables.
+inline std::string impl_name(const CaseSpec& spec) { return spec.impl.empty() ? "cpp" : spec.impl; }
+
+// "mlp", "mlp[width=4096]", "transformer[checkpoint]", "mlp[graphs]", "mlp[python]",
+// "mlp[python,compile=reduce-overhead]": the workload with what changes its model, how its step is
+// launched, or which loop trains it (the history keys a case by this label).
 std::string model_label(const CaseSpec& spec);
 
 // Memory during a case. Every field is optional: a backend that cannot tell leaves it empty.

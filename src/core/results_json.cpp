@@ -44,6 +44,8 @@ void to_json(json& j, const CaseSpec& v) {
   j = json{{"workload", v.workload}, {"device", v.device}, {"dtype", v.dtype},
            {"batch_size", v.batch_size}, {"threads", v.threads}, {"width", v.width}, {"checkpoint", v.checkpoint}};
   if (v.graphs) j["graphs"] = true;
+  if (!v.impl.empty()) j["impl"] = v.impl;
+  if (!v.compile.empty()) j["compile"] = v.compile;
 }
 void from_json(const json& j, CaseSpec& v) {
   required_string(j, "workload", v.workload);
@@ -55,6 +57,8 @@ void from_json(const json& j, CaseSpec& v) {
   get_if(j, "width", v.width);
   get_if(j, "checkpoint", v.checkpoint);
   get_if(j, "graphs", v.graphs);
+  get_if(j, "impl", v.impl);
+  get_if(j, "compile", v.compile);
 }
 
 const char* to_string(CaseStatus status) { return status == CaseStatus::ok ? "ok" : "failed"; }
@@ -91,6 +95,8 @@ std::string model_label(const CaseSpec& spec) {
   if (spec.width > 0) extra = "width=" + std::to_string(spec.width);
   if (spec.checkpoint) extra += std::string(extra.empty() ? "" : ",") + "checkpoint";
   if (spec.graphs) extra += std::string(extra.empty() ? "" : ",") + "graphs";
+  if (!spec.impl.empty()) extra += (extra.empty() ? "" : ",") + spec.impl;
+  if (!spec.compile.empty()) extra += (extra.empty() ? "" : ",") + ("compile=" + spec.compile);
   return extra.empty() ? spec.workload : spec.workload + "[" + extra + "]";
 }
 
@@ -214,6 +220,8 @@ void to_json(json& j, const CaseResult& v) {
     j["phase_stats"] = summary;
   }
   if (v.telemetry) j["telemetry"] = *v.telemetry;
+  if (!v.spec.impl.empty()) j["impl"] = v.spec.impl;
+  if (!v.spec.compile.empty()) j["compile"] = v.spec.compile;
 }
 namespace {
 // The case's "utilisation" object (its share of the device's ceiling and the verdict), if any.
@@ -462,7 +470,7 @@ Speedup speedup_over(const CaseResult& base, const CaseResult& c, const std::str
 
 bool same_model(const CaseSpec& a, const CaseSpec& b) {
   return a.workload == b.workload && a.dtype == b.dtype && a.batch_size == b.batch_size && a.width == b.width &&
-         a.checkpoint == b.checkpoint;
+         a.checkpoint == b.checkpoint && a.impl == b.impl && a.compile == b.compile;
 }
 }  // namespace
 

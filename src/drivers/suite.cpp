@@ -128,7 +128,8 @@ void measure_parity(const SuiteRequest& req, RunResult& run, ParityTrainer& pari
     const auto* c = case_of(run, s);
     // A graphs case replays the eager step's kernels: its parity is the eager case's (the graph hooks
     // train as the eager step: tests GraphMode.*, Gpu.GraphsTrainAsEagerAndLaunchOnce).
-    if (!c || c->spec.graphs) continue;
+    // A Python case's parity would be the C++ engine's: none is measured for it.
+    if (!c || c->spec.graphs || is_python(c->spec)) continue;
     printer.note(fmt::format("parity of {} on {} against the CPU ({} steps each)...", s.model, s.device, req.parity_steps));
     CaseSpec cpu_spec = c->spec;
     cpu_spec.device = "cpu";

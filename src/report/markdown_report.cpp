@@ -70,6 +70,9 @@ std::string md_context_section(const ReportSource& src, bool published) {
                                          ctx.physical_cores, ctx.logical_cores)});
   if (!ctx.os.empty()) meta.push_back({"system", fmt::format("{} {} {}", ctx.os, ctx.kernel, ctx.arch)});
   meta.push_back({"PyTorch", ctx.torch_version});
+  if (const auto p = ctx.settings.find("python_measurer"); p != ctx.settings.end() && p->is_object())
+    meta.push_back({"Python cases", fmt::format("{} (Python {}, torch {})", p->value("interpreter", ""), p->value("python", ""),
+                                                p->value("torch", ""))});
   meta.push_back({"accelbench", fmt::format("{} ({})", ctx.accelbench_version, ctx.git_commit)});
   for (const auto& d : ctx.devices)
     if (d.type != "cpu") meta.push_back({"accelerator " + d.id, d.name});

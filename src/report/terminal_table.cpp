@@ -272,6 +272,9 @@ static std::string render_terminal_header(const RunResult& run) {
                                 ctx.physical_cores, run.cases.empty() ? 0 : run.cases.front().spec.threads);
   for (const auto& d : ctx.devices)
     if (d.type != "cpu") out += fmt::format("accelerator {}: {}\n", d.id, d.name);
+  if (const auto p = ctx.settings.find("python_measurer"); p != ctx.settings.end() && p->is_object())
+    out += fmt::format("python cases: {} (Python {}, torch {})\n", p->value("interpreter", ""), p->value("python", ""),
+                       p->value("torch", ""));
   return out + "\n";
 }
 

@@ -1,0 +1,148 @@
+#include "cli/python_cases.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/errors.h"
+#include "core/lists.h"
+#include "core/model_spec.h"
+#include "drivers/python_measurer.h"
+
+namespace accelbench {
+
+namespace {
+const std::vector<std::string> kPythonTwins{"mlp", "cnn", "transformer"};
+const std::vector<std::string> kCompileModes{"default", "reduce-overhead", "max-autotune"};
+
+bool contains(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// The case name of a --py-model (its file's name) after checking FILE.py:FACTORY and the file.
+std::string py_model_case_name(const std::string& text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    throw UsageError(fmt::format("--py-model {}: expected FILE.py:FACTORY", text));
+  const auto path = text.substr(0, colon);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw UsageError(fmt::format("--py-model {}: no such file", path));
+  return model_file_case_name(path);
+}
+
+void check_python_flag_use(const CLI::App& cmd, bool python, const std::string& optimizer) {
+  for (const char* flag : {"--python", "--py-optimizer", "--compile"})
+    if (!python && cmd.count(flag)) throw UsageError(fmt::format("{} needs --impl python (or cpp,python) or --py-model", flag));
+  const auto colon = optimizer.find(':');
+  const auto name = optimizer.substr(0, colon), variant = colon == std::string::npos ? "" : optimizer.substr(colon + 1);
+  if (!optimizer.empty() && (!contains({"adam", "adamw", "sgd"}, name) || !contains({"", "fused", "foreach"}, variant)))
+    throw UsageError(fmt::format("unknown --py-optimizer '{}'; available: adam, adamw, sgd, each with :fused or :foreach", optimizer));
+}
+
+// The Python twin of a built-in case, or UsageError where there is none.
+CaseSpec python_twin(const CaseSpec& c, const std::string& compile) {
+  if (!contains(kPythonTwins, c.workload))
+    throw UsageError(fmt::format("--impl python: {} has no Python twin (mlp, cnn, transformer); --impl cpp measures it", c.workload));
+  if (c.checkpoint) throw UsageError("--impl python: --checkpoint is the C++ engine's; measure it with --impl cpp");
+  CaseSpec p = c;
+  p.impl = kPythonImpl;
+  p.compile = compile;
+  return p;
+}
+
+// The plan's built-in cases in the implementations asked (each case's twins side by side), the graphs
+// cases the C++ engine's only; then the --py-model's cases, on every device and precision.
+void expand_plan(Plan& plan, const std::vector<std::string>& impls, const PythonFlags& f, bool builtins,
+                 const std::string& py_case) {
+  std::vector<CaseSpec> out;
+  for (const auto& c : plan.cases) {
+    if (!builtins) break;
+    if (contains(impls, "cpp")) out.push_back(c);
+    if (contains(impls, "python") && !c.graphs) out.push_back(python_twin(c, f.compile));
+  }
+  if (!py_case.empty()) {
+    std::vector<std::pair<std::string, std::string>> seen;
+    for (const auto& c : plan.cases) {
+      if (c.graphs || std::find(seen.begin(), seen.end(), std::pair{c.device, c.dtype}) != seen.end()) continue;
+      seen.emplace_back(c.device, c.dtype);
+      CaseSpec p = c;
+      p.workload = py_case;
+      p.width = 0;
+      p.impl = kPythonImpl;
+      p.compile = f.compile;
+      out.push_back(p);
+    }
+  }
+  plan.cases = std::move(out);
+}
+}  // namespace
+
+void add_python_options(CLI::App* cmd, PythonFlags& f, WorkloadInputs& in) {
+  cmd->add_option("--impl", f.impl,
+                  "Which loop trains each model: cpp (the C++ engine), python (its Python twin, PyTorch's modules and "
+                  "optimizer, in a Python child process) or cpp,python side by side")
+      ->capture_default_str();
+  cmd->add_option("--python", f.python, "The Python the Python cases run under (default: the first python3 that imports torch)");
+  cmd->add_option("--py-model", in.py_model,
+                  "Your own Python model: FILE.py:FACTORY; the factory returns the model, or (model, optimizer, batch_fn); "
+                  "its batch from --input and --target");
+  cmd->add_option("--py-optimizer", f.py_optimizer,
+                  "The Python cases' optimizer: adam (PyTorch's default), adam:fused, adam:foreach, adamw[:fused], sgd");
+  cmd->add_option("--compile", f.compile, "torch.compile the Python cases' model: default, reduce-overhead or max-autotune")
+      ->expected(0, 1)
+      ->default_str("default");
+}
+
+PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteRequest& req, std::vector<std::string>& models) {
+  const auto impls = split_list(f.impl);
+  if (impls.empty()) throw UsageError("--impl is empty; available: cpp, python");
+  for (const auto& i : impls)
+    if (i != "cpp" && i != "python") throw UsageError(fmt::format("unknown --impl '{}'; available: cpp, python", i));
+  const bool python = contains(impls, "python") || !req.options.inputs.py_model.empty();
+  check_python_flag_use(cmd, python, f.py_optimizer);
+  if (!python) return {};
+  const std::string compile = cmd.count("--compile") && f.compile.empty() ? "default" : f.compile;
+  if (!compile.empty() && !contains(kCompileModes, compile))
+    throw UsageError(fmt::format("unknown --compile mode '{}'; available: default, reduce-overhead, max-autotune", compile));
+  PythonFlags flags = f;
+  flags.compile = compile;
+  const std::string py_case = req.options.inputs.py_model.empty() ? "" : py_model_case_name(req.options.inputs.py_model);
+  if (!py_case.empty() && contains(models, py_case)) throw UsageError(fmt::format("--py-model {}: its name is a built-in workload's", py_case));
+  if (!py_case.empty() && (req.options.inputs.model_input.empty() != req.options.inputs.model_target.empty()))
+    throw UsageError("--py-model: give both --input and --target (or a factory that returns a batch function)");
+  // --py-model alone measures that model; with --models (or --impl), after them.
+  const bool builtins = req.options.inputs.py_model.empty() || cmd.count("--models") > 0 || cmd.count("--impl") > 0;
+  expand_plan(req.plan, impls, flags, builtins, py_case);
+  if (!builtins) models.clear();
+  if (!py_case.empty()) models.push_back(py_case);
+  PythonSetup setup;
+  setup.worker_dir = python_worker_dir();
+  const auto interpreter = find_python(f.python, setup.worker_dir);
+  setup.interpreter = interpreter.path;
+  setup.python_version = interpreter.python_version;
+  setup.torch_version = interpreter.torch_version;
+  auto& in = req.options.inputs;
+  in.python = interpreter.path;
+  in.py_optimizer = f.py_optimizer;
+  const auto first = std::find_if(req.plan.cases.begin(), req.plan.cases.end(), [&](const CaseSpec& c) { return c.workload == py_case; });
+  if (first != req.plan.cases.end()) check_python_case(setup.worker_dir, *first, req.options);  // import, factory, forward at batch 2
+  return setup;
+}
+
+nlohmann::json python_context(const PythonSetup& s) {
+  if (!s.active()) return nullptr;
+  return {{"interpreter", s.interpreter}, {"python", s.python_version}, {"torch", s.torch_version}, {"worker", s.worker_dir}};
+}
+
+std::unique_ptr<CaseMeasurer> with_python_cases(std::unique_ptr<CaseMeasurer> cpp, const PythonSetup& setup) {
+  if (!setup.active()) return cpp;
+  struct Owning : PythonMeasurer {
+    Owning(std::unique_ptr<CaseMeasurer> inner, const std::string& dir) : PythonMeasurer(*inner, dir), owned(std::move(inner)) {}
+    std::unique_ptr<CaseMeasurer> owned;
+  };
+  return std::make_unique<Owning>(std::move(cpp), setup.worker_dir);
+}
+
+}  // namespace accelbench

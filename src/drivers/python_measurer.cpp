@@ -1,0 +1,196 @@
+#include "drivers/python_measurer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "core/case_figures.h"
+#include "core/child_process.h"
+#include "core/errors.h"
+#include "core/safe_write.h"
+#include "drivers/isolated_measurer.h"
+
+#ifndef ACCELBENCH_SOURCE_PYTHON_DIR
+#define ACCELBENCH_SOURCE_PYTHON_DIR ""
+#endif
+#ifndef ACCELBENCH_BUILD_PYTHON
+#define ACCELBENCH_BUILD_PYTHON ""
+#endif
+
+namespace accelbench {
+
+namespace {
+namespace fs = std::filesystem;
+
+std::string read_worker_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool holds_worker(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "accelbench_worker" / "__main__.py", ec);
+}
+
+std::string new_scratch_dir() {
+  std::string tmpl = (fs::temp_directory_path() / "accelbench-python-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw UsageError(fmt::format("cannot create a temporary folder in {}", tmpl));
+  return tmpl;
+}
+
+// python -m accelbench_worker COMMAND ..., the worker's folder on PYTHONPATH (through env(1)).
+std::vector<std::string> worker_argv(const std::string& python, const std::string& worker_dir, const std::string& command) {
+  std::string path = worker_dir;
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
+  return {"/usr/bin/env", "PYTHONPATH=" + path, python, "-m", "accelbench_worker", command};
+}
+
+struct WorkerRun {
+  ChildOutcome outcome;
+  std::string out, err;  // the --out file's text, the stderr file's last line
+  bool ok() const { return outcome.exited && outcome.exit_code == 0; }
+};
+
+// Runs a worker command whose result goes to a scratch file; the worker's stderr passed on when asked.
+WorkerRun run_worker(std::vector<std::string> argv, const std::string& scratch, const std::string& stem, double timeout_s,
+                     bool pass_stderr) {
+  const auto out = (fs::path(scratch) / (stem + ".json")).string();
+  const auto err = (fs::path(scratch) / (stem + ".stderr")).string();
+  argv.push_back("--out");
+  argv.push_back(out);
+  WorkerRun run;
+  run.outcome = run_child(argv, err, timeout_s);
+  if (pass_stderr) {
+    const auto text = read_worker_file(err);
+    if (!text.empty()) std::fputs(text.c_str(), stderr);
+  }
+  run.err = last_line_of_file(err);
+  if (run.ok()) run.out = read_worker_file(out);
+  return run;
+}
+
+// The interpreter's own report (the worker's `version`), or "" with `why` set.
+std::optional<PythonInterpreter> probe_python(const std::string& python, const std::string& worker_dir,
+                                              const std::string& scratch, std::string& why) {
+  const auto run = run_worker(worker_argv(python, worker_dir, "version"), scratch, "version", 120, false);
+  if (!run.ok()) {
+    why = run.err.empty() ? describe_child_failure(run.outcome) : run.err;
+    return std::nullopt;
+  }
+  try {
+    const auto j = nlohmann::json::parse(run.out);
+    return PythonInterpreter{python, j.at("python_version").get<std::string>(), j.at("torch").get<std::string>(),
+                             j.value("cuda", false)};
+  } catch (const std::exception& e) {
+    why = fmt::format("its report could not be read ({})", e.what());
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string> python_candidates() {
+  std::vector<std::string> found;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const auto p = fs::path(dir.empty() ? "." : dir) / "python3";
+    if (::access(p.c_str(), X_OK) == 0) found.push_back(p.string());
+  }
+  if (*ACCELBENCH_BUILD_PYTHON) found.push_back(ACCELBENCH_BUILD_PYTHON);
+  return found;
+}
+}  // namespace
+
+std::string python_worker_dir() {
+  std::vector<fs::path> places;
+  if (const char* env = std::getenv("ACCELBENCH_PYTHON_WORKER"); env && *env) places.emplace_back(env);
+  places.push_back(fs::path(self_executable_path()).parent_path().parent_path() / "share" / "accelbench" / "python");
+  if (*ACCELBENCH_SOURCE_PYTHON_DIR) places.emplace_back(ACCELBENCH_SOURCE_PYTHON_DIR);
+  for (const auto& p : places)
+    if (holds_worker(p)) return p.string();
+  throw UsageError(fmt::format("the Python measurer (accelbench_worker) is not installed: looked in {}{}",
+                               places.front().string(), places.size() > 1 ? " and beside the binary" : ""));
+}
+
+PythonInterpreter find_python(const std::string& requested, const std::string& worker_dir) {
+  const auto scratch = new_scratch_dir();
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { remove_tree(dir); }
+  } cleanup{scratch};
+  std::string why;
+  if (!requested.empty()) {
+    if (auto p = probe_python(requested, worker_dir, scratch, why)) return *p;
+    throw UsageError(fmt::format("--python {}: {}", requested, why));
+  }
+  std::vector<std::string> tried;
+  for (const auto& candidate : python_candidates()) {
+    if (std::find(tried.begin(), tried.end(), candidate) != tried.end()) continue;
+    tried.push_back(candidate);
+    if (auto p = probe_python(candidate, worker_dir, scratch, why)) return *p;
+  }
+  throw UsageError(fmt::format("no python3 that imports torch (tried {}); name one with --python PATH",
+                               tried.empty() ? std::string("none on PATH") : fmt::format("{}", fmt::join(tried, ", "))));
+}
+
+void check_python_case(const std::string& worker_dir, const CaseSpec& spec, const MeasureOptions& options) {
+  const auto scratch = new_scratch_dir();
+  const nlohmann::json request = MeasureRequest{spec, options, 0};
+  auto argv = worker_argv(options.inputs.python, worker_dir, "check");
+  argv.insert(argv.end(), {"--spec-json", request.dump()});
+  const auto run = run_worker(argv, scratch, "check", 300, false);
+  remove_tree(scratch);
+  if (run.ok()) return;
+  std::string line = run.err.rfind("error: ", 0) == 0 ? run.err.substr(7) : run.err;
+  if (line.empty()) line = fmt::format("{}: the Python check {}", model_label(spec), describe_child_failure(run.outcome));
+  throw UsageError(line);
+}
+
+PythonMeasurer::PythonMeasurer(CaseMeasurer& cpp, std::string worker_dir)
+    : cpp_(cpp), worker_dir_(std::move(worker_dir)), scratch_(new_scratch_dir()) {}
+
+PythonMeasurer::~PythonMeasurer() { remove_tree(scratch_); }
+
+CaseResult PythonMeasurer::measure(const CaseSpec& spec, const MeasureOptions& options, const ProgressFn& progress) {
+  if (!is_python(spec)) return cpp_.measure(spec, options, progress);
+  const nlohmann::json request = MeasureRequest{spec, options, 0};
+  auto argv = worker_argv(options.inputs.python, worker_dir_, "measure");
+  argv.insert(argv.end(), {"--spec-json", request.dump()});
+  // Compilation happens before the round's clock starts and may take minutes (max-autotune).
+  const double timeout_s = 2 * options.settings.stopping.max_time_s + (spec.compile.empty() ? 120 : 900);
+  const auto run = run_worker(argv, scratch_, fmt::format("round-{}", count_++), timeout_s, true);
+  CaseResult r;
+  r.spec = spec;
+  r.ci_target = options.settings.stopping.ci_target;
+  r.wall_s = run.outcome.wall_s;
+  if (!run.ok()) {
+    const auto error = describe_child_failure(run.outcome);
+    r.fail(FailureKind::crashed, "the Python worker " + error + (run.err.empty() ? "" : ": " + run.err));
+    return r;
+  }
+  try {
+    r = nlohmann::json::parse(run.out).get<CaseResult>();
+  } catch (const std::exception& e) {
+    r.fail(FailureKind::crashed, fmt::format("the Python worker's result could not be read: {}", e.what()));
+    return r;
+  }
+  const int threads = r.spec.threads;
+  r.spec = spec;  // the case as asked, with the threads the worker ran with
+  r.spec.threads = threads;
+  r.wall_s = std::max(r.wall_s, run.outcome.wall_s);  // the interpreter's start and torch's import count too
+  derive_case_figures(r);
+  return r;
+}
+
+}  // namespace accelbench

@@ -1,0 +1,117 @@
+// End-to-end tests of the Python measurer (--impl python, --py-model): rounds measured by
+// python/accelbench_worker under the Python of the libtorch this build uses (PYTHON_FOR_TESTS;
+// the tests skip and say why without one), on the CPU. Every bad input a one-line error and exit
+// code 2 before anything is timed; a worker that dies is a crashed case, a NaN loss a diverged one.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_runner.h"
+
+namespace {
+using accelbench::testing::expect_usage_error;
+using accelbench::testing::run_cli;
+using accelbench::testing::slurp;
+
+const std::string kPython = PYTHON_FOR_TESTS;
+const std::string kModels = std::string(PYTHON_MODELS_DIR) + "/models.py";
+const std::string kQuick =
+    " --devices cpu --quick --rounds 1 --parity-steps 0 --no-telemetry --no-save --no-progress --batch-size 16"
+    " --max-time-per-case 4s";
+
+#define REQUIRE_PYTHON() \
+  if (kPython.empty()) GTEST_SKIP() << "no Python with torch at configure time"
+
+std::string python_flag() { return " --python " + kPython; }
+
+// Runs `args`; returns the run's JSON (after checking the exit code).
+nlohmann::json run_json(const std::string& args, int expected_code = 0) {
+  accelbench::testing::TempDir dir;
+  const auto json = dir.file("run.json");
+  const auto r = run_cli(args + " --json " + json);
+  EXPECT_EQ(r.code, expected_code) << args << "\n" << r.out << r.err;
+  return nlohmann::json::parse(slurp(json));
+}
+}  // namespace
+
+TEST(PythonCli, MlpRoundTripThroughTheWorkerBesideTheCppEngine) {
+  REQUIRE_PYTHON();
+  accelbench::testing::TempDir dir;
+  const auto json = dir.file("run.json");
+  const auto r = run_cli("run --models mlp --impl cpp,python" + kQuick + python_flag() + " --json " + json);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["cases"].size(), 2u);
+  const auto& cpp = j["cases"][0];
+  const auto& py = j["cases"][1];
+  EXPECT_FALSE(cpp.contains("impl"));
+  EXPECT_EQ(py["impl"], "python");
+  EXPECT_EQ(py["status"], "ok") << py["error"];
+  EXPECT_EQ(py["parameter_count"], 814090);  // the C++ mlp's
+  EXPECT_EQ(py["parameter_count"], cpp["parameter_count"]);
+  EXPECT_GT(py["samples"].size(), 0u);
+  EXPECT_GT(py["stats"]["median"].get<double>(), 0);         // derived by the harness from the worker's samples
+  EXPECT_GT(py["samples_per_s"].get<double>(), 0);
+  EXPECT_NE(py["optimizer"].get<std::string>().find("torch.optim.Adam"), std::string::npos) << py["optimizer"];
+  EXPECT_LT(py["loss_after"].get<double>(), py["loss_before"].get<double>());  // it trained
+  EXPECT_EQ(j["context"]["settings"]["python_measurer"]["interpreter"], kPython);
+  EXPECT_NE(r.out.find("mlp[python]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("python cases: " + kPython), std::string::npos) << r.out;
+}
+
+TEST(PythonCli, UserModelsTrain) {
+  REQUIRE_PYTHON();
+  // A Hugging Face style module that returns a dict with "logits".
+  auto j = run_json("run --py-model " + kModels + ":dict_model --input 12:int64:0..50 --target classes:3" + kQuick + python_flag());
+  ASSERT_EQ(j["cases"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["workload"], "models.py");
+  EXPECT_EQ(j["cases"][0]["status"], "ok") << j["cases"][0]["error"];
+  // A factory that returns (model, optimizer, batch function); the model returns its own loss.
+  j = run_json("run --py-model " + kModels + ":with_optimizer_and_batches" + kQuick + python_flag());
+  ASSERT_EQ(j["cases"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["status"], "ok") << j["cases"][0]["error"];
+  EXPECT_NE(j["cases"][0]["optimizer"].get<std::string>().find("AdamW"), std::string::npos);
+  EXPECT_LT(j["cases"][0]["loss_after"].get<double>(), j["cases"][0]["loss_before"].get<double>());
+}
+
+TEST(PythonCli, AWorkerThatDiesIsACrashedCaseAndANanLossADivergedOne) {
+  REQUIRE_PYTHON();
+  auto j = run_json("run --py-model " + kModels + ":dies --input 8:float32 --target classes:2" + kQuick + python_flag(), 1);
+  ASSERT_EQ(j["cases"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["failure"], "crashed") << j["cases"][0]["error"];
+  j = run_json("run --py-model " + kModels + ":goes_nan --input 8:float32 --target classes:2" + kQuick + python_flag(), 1);
+  ASSERT_EQ(j["cases"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["failure"], "diverged") << j["cases"][0]["error"];
+  EXPECT_NE(j["cases"][0]["error"].get<std::string>().find("NaN"), std::string::npos);
+}
+
+TEST(PythonCli, BadInputIsOneLineAndExitCodeTwoBeforeAnythingIsTimed) {
+  REQUIRE_PYTHON();
+  const std::string run = "run --devices cpu --no-save" + python_flag() + " --py-model ";
+  const std::string io = " --input 8:float32 --target classes:2";
+  expect_usage_error(run + std::string(PYTHON_MODELS_DIR) + "/import_fails.py:make" + io,
+                     "the module failed to import: ModuleNotFoundError");
+  expect_usage_error(run + kModels + ":raises" + io, "the factory raised RuntimeError: no weights");
+  expect_usage_error(run + kModels + ":not_a_module" + io, "not a torch.nn.Module");
+  expect_usage_error(run + kModels + ":wrong_shape --input 64:float32 --target classes:4",
+                     "the forward pass at batch 2 failed");
+  expect_usage_error(run + kModels + ":no_such_factory" + io, "no function 'no_such_factory'");
+  expect_usage_error(run + "/nonexistent/model.py:make" + io, "no such file");
+  expect_usage_error(run + kModels + io, "expected FILE.py:FACTORY");
+  // An interpreter without torch: the same Python with its site-packages off.
+  accelbench::testing::TempDir dir;
+  const auto no_torch = dir.file("python-without-torch");
+  std::ofstream(no_torch) << "#!/bin/sh\nexec " << kPython << " -S \"$@\"\n";
+  std::filesystem::permissions(no_torch, std::filesystem::perms::owner_all);
+  expect_usage_error("run --models mlp --impl python --devices cpu --no-save --python " + no_torch, "cannot import torch");
+}
+
+TEST(PythonCli, PythonFlagsAreCheckedWithoutAnInterpreter) {
+  expect_usage_error("run --models mlp --devices cpu --no-save --impl rust", "unknown --impl 'rust'");
+  expect_usage_error("run --models mlp --devices cpu --no-save --compile", "--compile needs --impl python");
+  expect_usage_error("run --models mlp --devices cpu --no-save --impl python --py-optimizer lion", "unknown --py-optimizer 'lion'");
+  expect_usage_error("run --models resnet18 --devices cpu --no-save --impl python", "resnet18 has no Python twin");
+  expect_usage_error("run --models mlp --devices cpu --no-save --impl python --compile fastest", "unknown --compile mode 'fastest'");
+}
