@@ -114,7 +114,8 @@ std::string case_label(const CaseSpec& s) {
 }
 bool same_key(const CaseSpec& x, const CaseSpec& y) {
   return x.workload == y.workload && x.device == y.device && x.dtype == y.dtype && x.batch_size == y.batch_size &&
-         x.width == y.width && x.checkpoint == y.checkpoint && x.graphs == y.graphs;
+         x.width == y.width && x.checkpoint == y.checkpoint && x.graphs == y.graphs && x.impl == y.impl &&
+         x.compile == y.compile;
 }
 }  // namespace
 

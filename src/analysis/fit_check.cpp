@@ -37,7 +37,7 @@ std::vector<std::string> cases_that_cannot_fit(const std::vector<CaseSpec>& case
       where = fmt::format("in run {}", last->run_id);
     } else {
       for (const auto& p : probed)
-        if (p.spec.workload == c.workload && p.spec.device == c.device && p.spec.dtype == c.dtype &&
+        if (p.spec.workload == c.workload && p.spec.impl == c.impl && p.spec.device == c.device && p.spec.dtype == c.dtype &&
             p.spec.batch_size == c.batch_size && p.step_s > 0)
           step_s = p.step_s, where = "in a probe before measuring";
     }

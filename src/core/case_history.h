@@ -22,12 +22,13 @@ struct CaseHistoryPoint {
   // What else tells one case from another (from the stored case's JSON; 0/false in older runs).
   std::int64_t width = 0;
   bool checkpoint = false, graphs = false;
-  // model_label() of its case: "mlp", "mlp[graphs]".
-  std::string model() const { return model_label(CaseSpec{workload, "", "", 0, 0, width, checkpoint, graphs}); }
+  std::string impl, compile;  // the loop that trained it ("" the C++ engine, "python") and its compile mode
+  // model_label() of its case: "mlp", "mlp[graphs]", "mlp[python]".
+  std::string model() const { return model_label(CaseSpec{workload, "", "", 0, 0, width, checkpoint, graphs, impl, compile}); }
   // Whether this point is a measurement of `spec`'s case (model, how it is launched, device, dtype, batch).
   bool is_case(const CaseSpec& spec) const {
     return workload == spec.workload && width == spec.width && checkpoint == spec.checkpoint && graphs == spec.graphs &&
-           device == spec.device && dtype == spec.dtype && batch_size == spec.batch_size;
+           impl == spec.impl && compile == spec.compile && device == spec.device && dtype == spec.dtype && batch_size == spec.batch_size;
   }
 };
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The Python measurer on one CUDA GPU and the host's CPU:
+#  1. `run --impl cpp,python --models mlp,cnn,transformer --devices cpu,cuda`: both loops side by
+#     side (the mlp and cnn speed-ups of each), and the advisor on that run;
+#  2. `--py-model` with a Hugging Face-style module returning a dict (bench/python/dict_output_model.py)
+#     on cuda, eager and with `--compile reduce-overhead`; the built-in mlp and cnn compiled too;
+#  3. the agreement of the Python cases' step times with bench/python/article_models.py timing the
+#     same step at the same settings (fused Adam, batch 64, float32): pairs of processes run
+#     alternately, 5 each per model and device; within 3% means the measurer adds no time of its own.
+#   bash bench/gpu/python-measurer.sh OUT_DIR      (about 25 minutes on an H200 with 16 host cores)
+# Writes side-by-side.{json,txt}, advise.txt, dict-{eager,compiled}.{json,txt},
+# builtin-compiled.{json,txt}, agree-*.json and agreement.txt under OUT_DIR.
+set -uo pipefail
+source "$(dirname "$0")/common.sh" "$@"
+require_gpus 1
+run_to() {  # NAME ARGS...: accelbench run, its JSON, table and stderr under OUT_DIR
+  local name=$1
+  shift
+  timed "run $name" "$BIN" run --python "$PY" --no-progress --json "$OUT/$name.json" "$@" > "$OUT/$name.txt" 2> "$OUT/$name.err"
+}
+run_to side-by-side --impl cpp,python --models mlp,cnn,transformer --devices cpu,cuda --budget 8m
+cat "$OUT/side-by-side.txt"
+"$BIN" advise "$OUT/side-by-side.json" > "$OUT/advise.txt" 2>&1
+cat "$OUT/advise.txt"
+
+dict=(--py-model bench/python/dict_output_model.py:make_model --input 128:int64:0..30522 --target classes:2 --devices cuda
+      --rounds 3 --max-time-per-case 60s --budget none)
+run_to dict-eager "${dict[@]}"
+run_to dict-compiled "${dict[@]}" --compile reduce-overhead
+run_to builtin-compiled --impl python --models mlp,cnn --devices cuda --compile reduce-overhead --budget none
+for f in dict-eager dict-compiled builtin-compiled; do echo "== $f"; cat "$OUT/$f.txt"; done
+
+# Agreement: the same step (fused Adam, float32, batch 64), one process of each at a time, alternating.
+for dev in cpu cuda; do
+  for m in mlp cnn transformer; do
+    for i in 1 2 3 4 5; do
+      "$BIN" run --impl python --py-optimizer adam:fused --models "$m" --devices "$dev" --python "$PY" --rounds 1 \
+        --max-time-per-case 20s --budget none --parity-steps 0 --no-save --no-progress \
+        --json "$OUT/agree-$dev-$m-$i-accelbench.json" > /dev/null 2>> "$OUT/agree.err"
+      "$PY" bench/python/article_models.py --models "$m" --device "$dev" --batch-size 64 --max-time 20 --quiet \
+        --json "$OUT/agree-$dev-$m-$i-article.json" > /dev/null 2>> "$OUT/agree.err"
+    done
+  done
+done
+"$PY" bench/python/measurer_agreement.py "$OUT" | tee "$OUT/agreement.txt"
+echo "python-measurer: $(( $(date +%s) - T0 )) s"
