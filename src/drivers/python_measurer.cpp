@@ -56,6 +56,9 @@ std::vector<std::string> worker_argv(const std::string& python, const std::strin
   return {"/usr/bin/env", "PYTHONPATH=" + path, python, "-m", "accelbench_worker", command};
 }
 
+// The worker's one line without its "error: " prefix.
+std::string worker_line(const std::string& line) { return line.rfind("error: ", 0) == 0 ? line.substr(7) : line; }
+
 struct WorkerRun {
   ChildOutcome outcome;
   std::string out, err;  // the --out file's text, the stderr file's last line
@@ -85,7 +88,7 @@ std::optional<PythonInterpreter> probe_python(const std::string& python, const s
                                               const std::string& scratch, std::string& why) {
   const auto run = run_worker(worker_argv(python, worker_dir, "version"), scratch, "version", 120, false);
   if (!run.ok()) {
-    why = run.err.empty() ? describe_child_failure(run.outcome) : run.err;
+    why = run.err.empty() ? describe_child_failure(run.outcome) : worker_line(run.err);
     return std::nullopt;
   }
   try {
@@ -152,7 +155,7 @@ void check_python_case(const std::string& worker_dir, const CaseSpec& spec, cons
   const auto run = run_worker(argv, scratch, "check", 300, false);
   remove_tree(scratch);
   if (run.ok()) return;
-  std::string line = run.err.rfind("error: ", 0) == 0 ? run.err.substr(7) : run.err;
+  std::string line = worker_line(run.err);
   if (line.empty()) line = fmt::format("{}: the Python check {}", model_label(spec), describe_child_failure(run.outcome));
   throw UsageError(line);
 }
