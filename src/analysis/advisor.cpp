@@ -411,6 +411,39 @@ void advise_launch_bound(const RunResult& run, const CaseResult& c, std::vector<
                  evidence});
 }
 
+// Rule 4d: a Python case beside the C++ case of the same model (run --impl cpp,python) whose step is
+// longer beyond both intervals: the gap is the Python loop's host time (the interpreter, torch.optim),
+// said with both steps, both optimizers and, where measured, how busy the device was in the C++ step.
+void advise_python_loop(const RunResult& run, const CaseResult& c, std::vector<Advice>& out) {
+  if (!is_python(c.spec) || !c.spec.compile.empty()) return;
+  auto like = c.spec;
+  like.impl.clear();
+  const auto cpp = std::find_if(run.cases.begin(), run.cases.end(), [&](const CaseResult& x) {
+    return x.ok() && !x.samples.empty() && model_label(x.spec) == model_label(like) && x.spec.device == like.device &&
+           x.spec.dtype == like.dtype && x.spec.batch_size == like.batch_size;
+  });
+  if (cpp == run.cases.end() || c.stats.ci_low <= cpp->stats.ci_high || cpp->stats.median <= 0) return;
+  const double ratio = c.stats.median / cpp->stats.median;
+  std::vector<std::string> evidence{"python_step=" + format_seconds_short(c.stats.median),
+                                    "cpp_step=" + format_seconds_short(cpp->stats.median),
+                                    fmt::format("ratio={:.2f}", ratio)};
+  std::string busy;
+  if (cpp->device_busy_fraction) {
+    const double busy_s = *cpp->device_busy_fraction * cpp->stats.median;
+    busy = fmt::format("; the device needs {} of a step (busy {} of the C++ step), so the rest of the Python step is "
+                       "host time", format_seconds_short(busy_s), pct(*cpp->device_busy_fraction));
+    evidence.push_back("device_busy_time=" + format_seconds_short(busy_s));
+  }
+  const bool fused = c.optimizer.find("fused") != std::string::npos;
+  out.push_back({"python-loop", subject_of(c),
+                 fmt::format("the Python loop's step is {:.2f}x the C++ loop's ({} against {}): each op goes through the "
+                             "interpreter, and it trains with {} where the C++ loop uses {}{}{}",
+                             ratio, format_seconds_short(c.stats.median), format_seconds_short(cpp->stats.median), c.optimizer,
+                             cpp->optimizer, busy,
+                             fused ? "" : "; --py-optimizer adam:fused measures how much of the gap the optimizer's step is"),
+                 evidence});
+}
+
 // Rule 4c: the utilisation verdicts of a device-bound case (core/utilisation.h): what the measured
 // share of the matmul ceiling and the kernel count say would make the step faster. Launch-bound
 // cases have rule 4b; a case without a verdict gets nothing.
@@ -497,6 +530,7 @@ std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, cons
     std::erase_if(out, [&](const Advice& a) { return a.rule == "launch-bound" && a.subject == subject_of(c); });
     advise_launch_bound(run, c, out);
     advise_utilisation(c, out);
+    advise_python_loop(run, c, out);
     if (sweep_kind != "precision") advise_precision_case(run, c, out);  // a precision sweep has its own rules
   }
   one_per_finding(out);

@@ -77,6 +77,28 @@ TEST(Advisor, InputBoundNoisyMemoryAndPrecision) {
       EXPECT_NE(std::find(x.evidence.begin(), x.evidence.end(), "loss_gap=+10.0%"), x.evidence.end()) << x.text;
 }
 
+TEST(Advisor, PythonLoopSlowerThanTheCppLoopQuotesBothStepsAndTheDeviceBusyTime) {
+  RunResult run;
+  auto cpp = make("mlp", "cuda:0", 0.0010);
+  cpp.optimizer = "adam (fused ATen kernel)";
+  cpp.device_busy_fraction = 0.4;
+  auto py = make("mlp", "cuda:0", 0.0029);
+  py.spec.impl = kPythonImpl;
+  py.optimizer = "torch.optim.Adam (PyTorch's default: foreach), lr 0.001";
+  auto same = make("cnn", "cuda:0", 0.0020);  // within each other's interval: nothing to explain
+  auto same_py = make("cnn", "cuda:0", 0.0020);
+  same_py.spec.impl = kPythonImpl;
+  run.cases = {cpp, py, same, same_py};
+  const auto a = advise(run);
+  const auto it = std::find_if(a.begin(), a.end(), [](const Advice& x) { return x.rule == "python-loop"; });
+  ASSERT_NE(it, a.end());
+  EXPECT_NE(it->subject.find("mlp[python]"), std::string::npos) << it->subject;
+  EXPECT_NE(it->text.find("2.9"), std::string::npos) << it->text;
+  EXPECT_NE(it->text.find("--py-optimizer adam:fused"), std::string::npos) << it->text;
+  EXPECT_EQ(std::count_if(a.begin(), a.end(), [](const Advice& x) { return x.rule == "python-loop"; }), 1);
+  expect_cited(a);
+}
+
 TEST(Advisor, NoMeasurementNoAdvice) {
   RunResult run;
   auto failed = make("mlp", "cuda:0", 0.001);

@@ -68,6 +68,29 @@ TEST(ResultsJson, NumericsTravelAndAreSaid) {
   EXPECT_NE(text.find("residual stream in bfloat16"), std::string::npos) << text;
 }
 
+// A Python case (run --impl python) is its own case: its label, its JSON, and its speed-up pairs it
+// with the Python case on the CPU, never with the C++ loop's.
+TEST(ResultsJson, PythonCasesTravelAndPairWithPythonCases) {
+  auto py_cpu = make_case("mlp", "cpu", 0.010);
+  py_cpu.spec.impl = kPythonImpl;
+  auto py_gpu = make_case("mlp", "cuda:0", 0.002);
+  py_gpu.spec.impl = kPythonImpl;
+  py_gpu.spec.compile = "reduce-overhead";
+  EXPECT_EQ(model_label(py_cpu.spec), "mlp[python]");
+  EXPECT_EQ(model_label(py_gpu.spec), "mlp[python,compile=reduce-overhead]");
+  const auto back = nlohmann::json(py_gpu).get<CaseResult>();
+  EXPECT_EQ(back.spec.impl, "python");
+  EXPECT_EQ(back.spec.compile, "reduce-overhead");
+  EXPECT_FALSE(nlohmann::json(make_case("mlp", "cpu", 0.01)).contains("impl"));  // a C++ case's JSON is unchanged
+  auto py_gpu_eager = py_gpu;
+  py_gpu_eager.spec.compile.clear();
+  const auto s = compute_speedups({make_case("mlp", "cpu", 0.004), py_cpu, py_gpu_eager, make_case("mlp", "cuda:0", 0.001)});
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_NEAR(s[0].ratio, 0.010 / 0.002, 0.1);  // python cuda over python cpu
+  EXPECT_EQ(s[0].model, "mlp[python]");
+  EXPECT_NEAR(s[1].ratio, 4.0, 0.1);            // C++ cuda over C++ cpu
+}
+
 TEST(ResultsJson, RejectsOtherSchemas) {
   nlohmann::json j{{"schema", "something/2"}};
   EXPECT_THROW(j.get<RunResult>(), std::runtime_error);
