@@ -54,13 +54,13 @@ CaseSpec python_twin(const CaseSpec& c, const std::string& compile) {
 
 // The plan's built-in cases in the implementations asked (each case's twins side by side), the graphs
 // cases the C++ engine's only; then the --py-model's cases, on every device and precision.
-void expand_plan(Plan& plan, const std::vector<std::string>& impls, const PythonFlags& f, bool builtins,
+void expand_plan(Plan& plan, const std::vector<std::string>& impls, const std::string& compile, bool builtins,
                  const std::string& py_case) {
   std::vector<CaseSpec> out;
   for (const auto& c : plan.cases) {
     if (!builtins) break;
     if (contains(impls, "cpp")) out.push_back(c);
-    if (contains(impls, "python") && !c.graphs) out.push_back(python_twin(c, f.compile));
+    if (contains(impls, "python") && !c.graphs) out.push_back(python_twin(c, compile));
   }
   if (!py_case.empty()) {
     std::vector<std::pair<std::string, std::string>> seen;
@@ -71,7 +71,7 @@ void expand_plan(Plan& plan, const std::vector<std::string>& impls, const Python
       p.workload = py_case;
       p.width = 0;
       p.impl = kPythonImpl;
-      p.compile = f.compile;
+      p.compile = compile;
       out.push_back(p);
     }
   }
@@ -106,29 +106,27 @@ PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteR
   const std::string compile = cmd.count("--compile") && f.compile.empty() ? "default" : f.compile;
   if (!compile.empty() && !contains(kCompileModes, compile))
     throw UsageError(fmt::format("unknown --compile mode '{}'; available: default, reduce-overhead, max-autotune", compile));
-  PythonFlags flags = f;
-  flags.compile = compile;
   const std::string py_case = req.options.inputs.py_model.empty() ? "" : py_model_case_name(req.options.inputs.py_model);
   if (!py_case.empty() && contains(models, py_case)) throw UsageError(fmt::format("--py-model {}: its name is a built-in workload's", py_case));
   if (!py_case.empty() && (req.options.inputs.model_input.empty() != req.options.inputs.model_target.empty()))
     throw UsageError("--py-model: give both --input and --target (or a factory that returns a batch function)");
   // --py-model alone measures that model; with --models (or --impl), after them.
   const bool builtins = req.options.inputs.py_model.empty() || cmd.count("--models") > 0 || cmd.count("--impl") > 0;
-  expand_plan(req.plan, impls, flags, builtins, py_case);
+  expand_plan(req.plan, impls, compile, builtins, py_case);
   if (!builtins) models.clear();
   if (!py_case.empty()) models.push_back(py_case);
-  PythonSetup setup;
-  setup.worker_dir = python_worker_dir();
-  const auto interpreter = find_python(f.python, setup.worker_dir);
-  setup.interpreter = interpreter.path;
-  setup.python_version = interpreter.python_version;
-  setup.torch_version = interpreter.torch_version;
+  const auto worker_dir = python_worker_dir();
+  const auto interpreter = find_python(f.python, worker_dir);
+  for (const auto& c : req.plan.cases)
+    if (is_python(c) && c.device.rfind("cuda", 0) == 0 && !interpreter.cuda)
+      throw UsageError(fmt::format("{}: its torch {} has no CUDA, and the Python cases on {} need it (--python names another)",
+                                   interpreter.path, interpreter.torch_version, c.device));
   auto& in = req.options.inputs;
   in.python = interpreter.path;
   in.py_optimizer = f.py_optimizer;
   const auto first = std::find_if(req.plan.cases.begin(), req.plan.cases.end(), [&](const CaseSpec& c) { return c.workload == py_case; });
-  if (first != req.plan.cases.end()) check_python_case(setup.worker_dir, *first, req.options);  // import, factory, forward at batch 2
-  return setup;
+  if (first != req.plan.cases.end()) check_python_case(worker_dir, *first, req.options);  // import, factory, forward at batch 2
+  return PythonSetup{worker_dir, interpreter.path, interpreter.python_version, interpreter.torch_version};
 }
 
 nlohmann::json python_context(const PythonSetup& s) {
