@@ -341,6 +341,26 @@ TEST(Gpu, RunGpusTrainsTheModelsThroughScale) {
   }
 }
 
+// The Python measurer on CUDA with torch.compile (reduce-overhead: CUDA graphs), under the first
+// python3 that imports torch: the compiled mlp beside the eager one, both trained.
+TEST(Gpu, PythonCasesTrainEagerAndCompiledOnCuda) {
+  REQUIRE_CUDA();
+  for (const std::string compile : {"", " --compile reduce-overhead"}) {
+    const std::string json = ::testing::TempDir() + "python-cases.json";
+    const std::string cmd = std::string(ACCELBENCH_BIN) + " run --impl python --models mlp --devices cuda --quick --rounds 1" +
+                            " --parity-steps 0 --no-save --no-progress" + compile + " --json " + json + " > /dev/null 2>&1";
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0) << cmd;
+    std::ifstream in(json);
+    const auto c = nlohmann::json::parse(in).at("cases").at(0);
+    EXPECT_EQ(c.at("impl").get<std::string>(), "python");
+    EXPECT_EQ(c.value("compile", ""), compile.empty() ? "" : "reduce-overhead");
+    EXPECT_EQ(c.at("status").get<std::string>(), "ok") << c.at("error");
+    EXPECT_LT(c.at("loss_after").get<double>(), c.at("loss_before").get<double>());
+  }
+}
+
 namespace {
 double relative_gap(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-12); }
 
