@@ -103,6 +103,9 @@ PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteR
   const bool python = contains(impls, "python") || !req.options.inputs.py_model.empty();
   check_python_flag_use(cmd, python, f.py_optimizer);
   if (!python) return {};
+  const auto& st = req.options.settings;
+  if (req.options.inputs.workers >= 0 || st.phases || st.full_epoch)
+    throw UsageError("--workers, --phases and --full-epoch are the C++ engine's: measure them with --impl cpp");
   const std::string compile = cmd.count("--compile") && f.compile.empty() ? "default" : f.compile;
   if (!compile.empty() && !contains(kCompileModes, compile))
     throw UsageError(fmt::format("unknown --compile mode '{}'; available: default, reduce-overhead, max-autotune", compile));

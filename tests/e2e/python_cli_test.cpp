@@ -114,4 +114,5 @@ TEST(PythonCli, PythonFlagsAreCheckedWithoutAnInterpreter) {
   expect_usage_error("run --models mlp --devices cpu --no-save --impl python --py-optimizer lion", "unknown --py-optimizer 'lion'");
   expect_usage_error("run --models resnet18 --devices cpu --no-save --impl python", "resnet18 has no Python twin");
   expect_usage_error("run --models mlp --devices cpu --no-save --impl python --compile fastest", "unknown --compile mode 'fastest'");
+  expect_usage_error("run --models mlp --devices cpu --no-save --impl cpp,python --phases", "are the C++ engine's");
 }

@@ -205,6 +205,8 @@ TEST(ToolCli, InstallsTheBinaryItsManPageAndCompletions) {
   auto [rc, out] = sh(fmt::format("'{}/bin/accelbench' --version", prefix));
   EXPECT_EQ(rc, 0) << out;
   EXPECT_EQ(out.rfind("accelbench ", 0), 0u) << out;
+  // The Python measurer beside the binary (--impl python finds it there).
+  EXPECT_TRUE(std::filesystem::exists(prefix + "/share/accelbench/python/accelbench_worker/__main__.py"));
   const auto man = prefix + "/share/man/man1/accelbench.1";
   if (std::system("command -v man >/dev/null 2>&1") == 0) {
     std::tie(rc, out) = sh(fmt::format("MANWIDTH=100 man -l '{}'", man));
