@@ -2,7 +2,8 @@
 # The `gpu` label's tests on this machine's CUDA device; `scale --ranks-from-env` under
 # `torchrun --no-python` (docs/multi-gpu.md); then the changed tests against a deliberately
 # broken build, to show that the checks can fail: the loss scaler's update made a no-op
-# (src/optim/grad_scaler.cpp) and the crossover verdict always "never" (src/core/sweep_logic.cpp).
+# (src/optim/grad_scaler.cpp), the crossover verdict inverted (src/core/sweep_logic.cpp) and the
+# crossover's speed-up inverted (src/drivers/crossover_sweep.cpp).
 # The plants are made in place and undone at the end (the sources are restored and rebuilt).
 #   bash bench/gpu/test-suite.sh OUT_DIR [--no-broken | --broken-only]     (about 4 minutes; the broken build
 #   takes as long as a build on the machine)
@@ -28,14 +29,18 @@ fi
 
 # The plants: each must turn a check red. Planted in place and rebuilt incrementally, then undone
 # and rebuilt again (the files are restored from copies in OUT_DIR).
-plants=(src/optim/grad_scaler.cpp src/core/sweep_logic.cpp)
+plants=(src/optim/grad_scaler.cpp src/core/sweep_logic.cpp src/drivers/crossover_sweep.cpp)
 for f in "${plants[@]}"; do cp "$f" "$OUT/$(basename "$f").orig"; done
+# the loss scaler's update a no-op
 sed -i 's/^  at::_amp_update_scale_(scale_, growth_tracker_, found_inf_,/  if (false) at::_amp_update_scale_(scale_, growth_tracker_, found_inf_,/' \
   src/optim/grad_scaler.cpp
-sed -i 's/^Crossover find_crossover(std::vector<SpeedupPoint> points) {/&\n  if (!points.empty()) return Crossover{CrossoverKind::never, std::nullopt, std::nullopt};/' \
+# the crossover verdict inverted (never <-> accelerator_always), and the speed-up inverted
+perl -0pi -e 's/(\n  return c;\n\}\n\nstd::string describe_crossover)/\n  c.kind = c.kind == CrossoverKind::never ? CrossoverKind::accelerator_always : CrossoverKind::never;$1/' \
   src/core/sweep_logic.cpp
+sed -i 's/ratio_of_medians(pair\[1\].samples, pair\[0\].samples)/ratio_of_medians(pair[0].samples, pair[1].samples)/' \
+  src/drivers/crossover_sweep.cpp
 for f in "${plants[@]}"; do diff -u "$OUT/$(basename "$f").orig" "$f"; done > "$OUT/broken.diff"
-[[ $(grep -c '^+ ' "$OUT/broken.diff") -ge 2 ]] || { echo "test-suite: a plant did not apply" >&2; }
+[[ $(grep -c '^+ ' "$OUT/broken.diff") -ge 3 ]] || { echo "test-suite: a plant did not apply" >&2; }
 export CPATH="/tmp/deps/usr/include:${CPATH:-}"
 timed "broken build" cmake --build "$build" > "$OUT/broken-build.txt" 2>&1 || tail -20 "$OUT/broken-build.txt"
 timed "broken: the changed checks" bash -c "cd '$build' && ctest -R 'LossScale|SweepCrossoverFinds|GradScaler' \
