@@ -577,11 +577,18 @@ TEST(Reports, TheCiColumnShowsTheIntervalThePriorWidened) {
   c.stats.ci_high = 1.8e-3;
   c.relative_ci_half_width = 0.05;  // the rounds' own
   c.noisy = true;
-  c.run_to_run = RunToRun{0, 0, std::log(1.8), true, 0.13, "the CPU: host-bound"};
+  RunToRun rr;
+  rr.half_width_log = std::log(1.8);
+  rr.widened = true;
+  rr.source = "fallback";
+  rr.prior_sd_log = 0.13;
+  rr.prior_basis = "the CPU: host-bound";
+  c.run_to_run = rr;
   run.speedups.clear();
   const auto terminal = render_terminal_report(run);
   EXPECT_NE(terminal.find("-44/+80%"), std::string::npos) << terminal;
   EXPECT_EQ(terminal.find("+-5.0%  "), std::string::npos) << terminal;
   EXPECT_NE(unwrapped(terminal).find("noisy (+-5.0% > 2.0%)"), std::string::npos) << terminal;
-  EXPECT_NE(unwrapped(terminal).find("CI: run-to-run prior"), std::string::npos) << terminal;
+  EXPECT_NE(unwrapped(terminal).find("CI: fallback constant"), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find("next run 95%"), std::string::npos) << terminal;
 }
