@@ -322,8 +322,8 @@ TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
 
 // A run's interval is where the next run's median falls: on a first run from its rounds (JSON
 // run_to_run source "rounds"), then from the stored runs of its kind on this host. Run 5 follows
-// four stored runs, the first doubled with SQLite: the history varies far beyond the rounds, so its
-// interval is the history's alone and reaches past the doubled median, with the advisor's word.
+// four stored runs, the first doubled with SQLite: its interval comes from the history (alone, or
+// pooled with the rounds where they disagree as much) and reaches past the doubled median.
 TEST(ToolCli, RunTakesItsRangeFromTheRoundsThenFromTheHistory) {
   TempDir dir;
   const auto db = dir.file("h.db");
@@ -351,16 +351,19 @@ TEST(ToolCli, RunTakesItsRangeFromTheRoundsThenFromTheHistory) {
     EXPECT_NEAR(std::log(median / low), half, 1e-9) << rr.dump();
     EXPECT_NEAR(rr["level_half_width_log"].get<double>() * std::sqrt(2.0), half, 1e-9) << rr.dump();
     EXPECT_NE(unwrapped(r.err).find("where the next run's median should fall"), std::string::npos) << r.err;
-    EXPECT_NE(r.out.find("next run 95%"), std::string::npos) << r.out;
     if (i == 1) {
       EXPECT_EQ(rr["source"], "rounds") << rr.dump();
       EXPECT_GE(rr["dof"].get<double>(), 1);  // one case of its kind, two rounds or more
     }
     if (i < 5) continue;
-    EXPECT_EQ(rr["source"], "history") << rr.dump();
-    EXPECT_DOUBLE_EQ(rr["dof"].get<double>(), 4);
+    // The history's alone where it varies beyond the rounds; pooled with them where the rounds
+    // disagree as much (a busy machine): both reach past the doubled median.
+    const auto source = rr["source"].get<std::string>();
+    EXPECT_TRUE(source == "history" || source == "history and rounds") << rr.dump();
+    EXPECT_GE(rr["dof"].get<double>(), 4);
     EXPECT_GE(high, 1.9 * median) << "the doubled run's median lies outside";
     EXPECT_LE(low, median / 1.9);
-    EXPECT_NE(unwrapped(r.err).find("they varied more than this run's rounds"), std::string::npos) << r.err;
+    EXPECT_NE(unwrapped(r.err).find(source == "history" ? "they varied more than this run's rounds" : "and this run's rounds"),
+              std::string::npos) << r.err;
   }
 }
