@@ -7,6 +7,8 @@
 # sees) and the first five runs (calibration-first-five.txt). Each run's table is in runN.txt.
 # Usage (repository root, the project built): bash bench/gpu/interval-calibration.sh OUT_DIR [PAUSE_S]
 #   PAUSE_S: seconds between the two sets of five (default 0).
+# Resumable: a run whose runN.json is already in OUT_DIR is not run again, and with STOP_AFTER_S=S
+# no new run starts S seconds after the start (run the script again on the same OUT_DIR to go on).
 # Look for: coverage >= 90% in every row of calibration-all.txt; width ratio <= 3 in the "first run"
 # column of calibration-first.txt; the transformer on cuda within +-2% in each runN.txt.
 set -uo pipefail
@@ -14,9 +16,13 @@ source bench/gpu/common.sh "$@"
 PAUSE_S=${2:-0}
 require_gpus 1
 export ACCELBENCH_DB=$OUT/history.db
-rm -f "$ACCELBENCH_DB"
+[[ -s $OUT/run1.json ]] || rm -f "$ACCELBENCH_DB"
 runs=()
 for i in $(seq 1 10); do
+  if [[ -s $OUT/run$i.json ]]; then runs+=("$OUT/run$i.json"); continue; fi
+  if [[ -n ${STOP_AFTER_S:-} ]] && (( $(date +%s) - T0 > STOP_AFTER_S )); then
+    echo "stopped before run $i (STOP_AFTER_S=$STOP_AFTER_S): run the script again on $OUT"; exit 0
+  fi
   if (( i == 6 && PAUSE_S > 0 )); then echo "pause ${PAUSE_S}s between the two sets"; sleep "$PAUSE_S"; fi
   timed "run $i" "$BIN" run --quick --devices cpu,cuda --models mlp,cnn,transformer --no-progress \
     --json "$OUT/run$i.json" > "$OUT/run$i.txt" 2> "$OUT/run$i.err"
