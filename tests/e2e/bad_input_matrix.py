@@ -683,7 +683,7 @@ SCALE_REQUEST = {"workload": "mlp", "dtype": "float32", "batch_size": 8, "bucket
 MEASURE_FAULTS = [
     ("spec", "batch_size", 0, ["batch"]), ("spec", "batch_size", -1, ["batch"]), ("spec", "batch_size", 16777217, ["batch"]),
     ("spec", "batch_size", "8", ["request"]), ("spec", "threads", -1, ["threads"]), ("spec", "threads", 100000, ["threads"]),
-    ("spec", "workload", "nope", ["workload"]), ("spec", "workload", "", ["workload"]), ("spec", "device", "tpu", ["device"]),
+    ("spec", "workload", "nope", ["model"]), ("spec", "workload", "", ["model"]), ("spec", "device", "tpu", ["device"]),
     ("spec", "device", "cpu,cpu", ["device"]), ("spec", "device", "", ["device"]), ("spec", "dtype", "float64", ["precision"]),
     ("spec", "width", -1, ["width"]), ("settings", "max_time_s", -1, ["max_time_s"]), ("settings", "max_time_s", 0, ["max_time_s"]),
     ("settings", "min_time_s", -1, ["min_time_s"]), ("settings", "min_sample_time_s", -0.5, ["min_sample_time_s"]),
@@ -694,7 +694,7 @@ MEASURE_FAULTS = [
     ("inputs", "workers", -5, ["workers"]), ("inputs", "variant", "nope", ["variant"]),
 ]
 SCALE_FAULTS = [
-    (None, "batch_size", 0, ["batch"]), (None, "workload", "nope", ["workload"]), (None, "dtype", "float64", ["precision"]),
+    (None, "batch_size", 0, ["batch"]), (None, "workload", "nope", ["model"]), (None, "dtype", "float64", ["precision"]),
     (None, "bucket_mb", 0, ["bucket_mb"]), (None, "bucket_mb", -1, ["bucket_mb"]),
     (None, "collective_timeout_s", -1, ["collective_timeout_s"]), ("settings", "max_time_s", -1, ["max_time_s"]),
     ("settings", "min_samples", 0, ["min-samples"]), ("inputs", "seq_len", 0, ["seq-len"]),
