@@ -40,7 +40,7 @@ void check_measure_options(const MeasureOptions& options) {
   const auto& s = options.settings;
   check_stopping(s.stopping.ci_target, s.stopping.min_samples);
   check_request_seconds(s.stopping.min_time_s, "min_time_s", false);
-  check_request_seconds(s.stopping.max_time_s, "max_time_s", true);
+  check_request_seconds(s.stopping.max_time_s, "max_time_s", false);  // 0: no time left, the floor samples only
   check_request_range(s.stopping.confidence, 0.5, 0.999, "confidence");
   check_request_seconds(s.min_sample_time_s, "min_sample_time_s", false);
   check_request_range(s.max_warmup_fraction, 0.0, 1.0, "max_warmup_fraction");

@@ -13,7 +13,8 @@ struct MeasureRequest;
 struct ScaleRankRequest;
 
 // How a case is measured and what its workload reads: the stopping rule (ci_target, min_samples,
-// non-negative finite times, a positive max_time_s), warm-up, telemetry rate, epochs, the inputs.
+// finite non-negative times; max_time_s 0 is a sweep point with no time left: its floor samples
+// only), warm-up, telemetry rate, epochs, the inputs.
 void check_measure_options(const MeasureOptions& options);
 // The case (a known workload on a present device in a precision it runs, batch_size in [1, 2^24],
 // threads, width) and its options. UsageError "_measure-case: bad request: ..." naming the field.

@@ -685,7 +685,7 @@ MEASURE_FAULTS = [
     ("spec", "batch_size", "8", ["request"]), ("spec", "threads", -1, ["threads"]), ("spec", "threads", 100000, ["threads"]),
     ("spec", "workload", "nope", ["model"]), ("spec", "workload", "", ["model"]), ("spec", "device", "tpu", ["device"]),
     ("spec", "device", "cpu,cpu", ["device"]), ("spec", "device", "", ["device"]), ("spec", "dtype", "float64", ["precision"]),
-    ("spec", "width", -1, ["width"]), ("settings", "max_time_s", -1, ["max_time_s"]), ("settings", "max_time_s", 0, ["max_time_s"]),
+    ("spec", "width", -1, ["width"]), ("settings", "max_time_s", -1, ["max_time_s"]),
     ("settings", "min_time_s", -1, ["min_time_s"]), ("settings", "min_sample_time_s", -0.5, ["min_sample_time_s"]),
     ("settings", "ci_target", 0, ["ci-target"]), ("settings", "min_samples", 0, ["min-samples"]),
     ("settings", "confidence", 2, ["confidence"]), ("settings", "telemetry_hz", 0, ["telemetry_hz"]),
@@ -719,6 +719,10 @@ def hidden_cases():
     sr = lambda req: ["_scale-rank", "--request-json", req, "--out", "{d}/rank.json"]
     cases = [Case("_measure-case: a valid request measures", mc(json.dumps(MEASURE_REQUEST)), expect="ok",
                   changes={"mc.json"}, timeout=120),
+             # A sweep's last point may have no time left: max_time_s 0 takes the floor samples only.
+             Case("_measure-case: max_time_s 0 measures the floor samples",
+                  mc(with_fault(MEASURE_REQUEST, "settings", "max_time_s", 0)), expect="ok", changes={"mc.json"},
+                  timeout=120),
              Case("_measure-case --spec-json not JSON", mc("{batch"), words=["json"]),
              Case("_measure-case --spec-json a list", mc("[]"), words=["request"]),
              Case("_measure-case --out in a missing folder", mc(json.dumps(MEASURE_REQUEST), "{d}/none/mc.json"),

@@ -50,6 +50,17 @@ def env_for(d, extra=None):
     return env
 
 
+def messages(err):
+    """stderr as messages: a line wrapped to the output width goes on over indented lines."""
+    out = []
+    for line in err.splitlines():
+        if line.startswith("  ") and out:
+            out[-1] += " " + line.strip()
+        elif line.strip():
+            out.append(line)
+    return out
+
+
 def run_tool(binary, args, d, extra_env=None, timeout=WRITER_TIMEOUT_S):
     p = subprocess.run([binary] + args, capture_output=True, cwd=d, env=env_for(d, extra_env), timeout=timeout)
     return p.returncode, p.stderr.decode("utf-8", "replace")
@@ -120,7 +131,7 @@ def check_writer(i, rc, err, d, by_seed):
     problems = []
     seed = 1000 + i
     stored = by_seed.get(seed, [])
-    lines = [line for line in err.splitlines() if line.strip()]
+    lines = messages(err)
     if any(bad in err for bad in FORBIDDEN):
         problems.append(f"writer {i}: crash text on stderr")
     if rc == 0:
@@ -194,7 +205,7 @@ def busy_case(binary, template, root):
         holder.execute("ROLLBACK")
         holder.close()
     problems = []
-    lines = [line for line in err.splitlines() if "not stored" in line]
+    lines = [m for m in messages(err) if "not stored" in m]
     if rc != 1:
         problems.append(f"exit {rc}, expected 1")
     if len(lines) != 1 or "locked" not in lines[0]:
