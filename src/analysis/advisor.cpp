@@ -329,12 +329,12 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
                    {"data_wait_fraction=" + pct(c.data_wait_fraction)}});
   }
   // 3. Noisy: the numbers are less certain than asked for.
-  if (c.noisy && c.run_to_run && c.run_to_run->widened && !c.run_to_run->uses_prior()) {
+  if (c.noisy && c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "history") {
     // Widened by the history: more time in this run cannot narrow what changes between runs.
     const double factor = std::exp(c.run_to_run->half_width_log);
     out.push_back({"noisy", subject_of(c),
-                   fmt::format("this case's median varied from run to run (sd {} over {} earlier runs and this one) more "
-                               "than this run's rounds, so the next run may fall anywhere from {} to {}: the machine's "
+                   fmt::format("cases of this kind varied from run to run on this host (sd {} of a run's median; this "
+                               "case has {} earlier runs) more than this run's rounds, so the next run may fall anywhere from {} to {}: the machine's "
                                "state changes between runs (other programs, clocks){}; compare runs only beyond that",
                                pct(std::expm1(c.run_to_run->sd_log)), c.run_to_run->earlier_runs,
                                format_seconds_short(c.stats.median / factor), format_seconds_short(c.stats.median * factor),

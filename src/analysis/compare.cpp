@@ -108,6 +108,30 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
   return r;
 }
 
+void judge_between_runs(SampleComparison& r, const RunToRun& a, const RunToRun& b, const CompareOptions& o) {
+  const double va = a.sd_log * a.sd_log, vb = b.sd_log * b.sd_log, v = va + vb;
+  if (!(v > 0) || !(a.dof > 0) || !(b.dof > 0) || !(r.ratio > 0) || !std::isfinite(r.ratio)) return;
+  const double dof = v * v / (va * va / a.dof + vb * vb / b.dof);
+  const double half = t_quantile(1 - o.alpha / 2, dof) * std::sqrt(v);
+  const double d = std::log(r.ratio);
+  r.between_runs = true;
+  r.ci_low = r.ratio * std::exp(-half);
+  r.ci_high = r.ratio * std::exp(half);
+  r.p = std::min(1.0, 2 * (1 - t_cdf(std::fabs(d) / std::sqrt(v), dof)));
+  const auto noise = fmt::format("run-to-run noise +-{:.1f}%", 100 * std::expm1(half));
+  if (std::fabs(d) <= half) {
+    const bool within = r.ci_low >= 1.0 - o.equivalence_margin && r.ci_high <= 1.0 + o.equivalence_margin;
+    r.verdict = within ? Verdict::Same : Verdict::Uncertain;
+    r.reason = fmt::format("within {}", noise);
+  } else if (std::fabs(r.ratio - 1.0) < o.min_effect) {
+    r.verdict = Verdict::Same;
+    r.reason = fmt::format("beyond {} but below the {:.0f}% minimum effect", noise, 100 * o.min_effect);
+  } else {
+    r.verdict = r.ratio > 1 ? Verdict::Slower : Verdict::Faster;
+    r.reason = fmt::format("beyond {}", noise);
+  }
+}
+
 namespace {
 std::string case_label(const CaseSpec& s) {
   return fmt::format("{} on {} ({}, batch {})", model_label(s), s.device, s.dtype, s.batch_size);
@@ -132,6 +156,7 @@ RunComparison compare_runs(const RunResult& a, const RunResult& b, const Compare
     }
     CaseComparison cc{ca.spec.workload, ca.spec.device, ca.spec.dtype, ca.spec.batch_size,
                       compare_samples(ca.samples, it->samples, o)};
+    if (ca.run_to_run && it->run_to_run) judge_between_runs(cc.result, *ca.run_to_run, *it->run_to_run, o);
     out.cases.push_back(std::move(cc));
   }
   for (const auto& cb : b.cases) {

@@ -37,8 +37,17 @@ struct SampleComparison {
   double p = 1;
   Verdict verdict = Verdict::Uncertain;
   std::string reason;  // why, in a few words
+  bool between_runs = false;  // judged against the run-to-run spread (judge_between_runs), not the samples
 };
 SampleComparison compare_samples(std::span<const double> a, std::span<const double> b, const CompareOptions& o = {});
+
+// Two runs differ by what changes between runs as well as by their samples: with both cases'
+// run-to-run spreads (RunToRun, from `run`), the change is judged against them. The interval of
+// B/A is ratio * exp(+-t_{1-alpha/2, dof} sqrt(V_a + V_b)) (V: a run's log-median variance,
+// Welch-Satterthwaite dof); where it holds 1, "within run-to-run noise": SAME when it lies within
+// 1 +- the equivalence margin, else UNCERTAIN; beyond it, SLOWER or FASTER (SAME under the minimum
+// effect). p from the same t. Leaves `r` as it is when either spread is unknown (older runs).
+void judge_between_runs(SampleComparison& r, const RunToRun& a, const RunToRun& b, const CompareOptions& o);
 
 struct CaseComparison {
   std::string workload, device, dtype;

@@ -6,25 +6,13 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "core/durations.h"
 #include "core/rounds.h"
 #include "core/t_distribution.h"
 
 namespace accelbench {
-
-std::optional<RunToRun> run_to_run_spread(double median, const std::vector<double>& earlier) {
-  std::vector<double> medians;
-  for (double m : earlier)
-    if (m > 0 && std::isfinite(m)) medians.push_back(m);
-  if (medians.size() < kMinEarlierRuns || !(median > 0) || !std::isfinite(median)) return std::nullopt;
-  RunToRun r;
-  r.earlier_runs = medians.size();
-  medians.push_back(median);
-  r.sd_log = sd_log(medians);
-  r.half_width_log = t_quantile_95(medians.size() - 1) * r.sd_log * std::sqrt(2.0);
-  return r;
-}
 
 RunToRunPrior run_to_run_prior(const CaseResult& c) {
   if (c.spec.device == "cpu") return {kHostBoundRunSdLog, "the CPU: host-bound"};
@@ -36,49 +24,60 @@ RunToRunPrior run_to_run_prior(const CaseResult& c) {
           fmt::format("device busy {:.0f}% of the step", 100 * busy)};
 }
 
-std::optional<RunToRun> next_run_spread(double median, const std::vector<double>& earlier, const RunToRunPrior& prior) {
-  std::vector<double> medians;
-  for (double m : earlier)
-    if (m > 0 && std::isfinite(m)) medians.push_back(m);
-  if (!(median > 0) || !std::isfinite(median)) return std::nullopt;
-  if (medians.size() >= kOwnHistoryRuns || !(prior.sd_log > 0)) return run_to_run_spread(median, medians);
-  RunToRun r;
-  r.earlier_runs = medians.size();
-  medians.push_back(median);
-  const double k = static_cast<double>(medians.size() - 1);  // the own runs' degrees of freedom
-  r.sd_log = sd_log(medians);                                 // 0 with no earlier run
-  const double pooled = std::sqrt((kPriorRuns * prior.sd_log * prior.sd_log + k * r.sd_log * r.sd_log) / (kPriorRuns + k));
-  r.half_width_log = t_quantile(0.975, kPriorRuns + k) * pooled * std::sqrt(2.0);
-  r.prior_sd_log = prior.sd_log;
-  r.prior_basis = prior.basis;
-  return r;
+std::string spread_kind(const std::string& device, bool graphs, double busy) {
+  std::string kind = "host-bound";
+  if (device != "cpu" && busy >= kLaunchBoundShare) kind = busy < 0.9 ? "partly device-bound" : "device-bound";
+  return graphs ? "graph replay, " + kind : kind;
 }
 
-std::vector<double> earlier_medians(const CaseResult& c, const std::vector<CaseHistoryPoint>& history,
-                                    const std::string& host, const std::string& torch_version) {
-  std::vector<const CaseHistoryPoint*> same;
-  for (const auto& p : history)
-    if (p.host == host && p.torch_version == torch_version && p.is_case(c.spec) && p.threads == c.spec.threads && p.median > 0)
-      same.push_back(&p);
-  std::stable_sort(same.begin(), same.end(), [](const auto* a, const auto* b) { return a->run_id > b->run_id; });
-  std::vector<double> medians;
-  std::int64_t last_run = -1;
-  for (const auto* p : same) {
-    if (p->run_id == last_run) continue;  // one median a run
-    last_run = p->run_id;
-    medians.push_back(p->median);
-    if (medians.size() == kMaxEarlierRuns) break;
-  }
-  return medians;
+std::string spread_kind(const CaseResult& c) {
+  const double busy = c.device_busy_fraction && std::isfinite(*c.device_busy_fraction) ? *c.device_busy_fraction : -1;
+  return spread_kind(c.spec.device, c.spec.graphs, busy);
+}
+
+void PooledVariance::add(double variance, double d) {
+  if (!(d > 0) || !std::isfinite(variance) || variance < 0) return;
+  weighted += d * variance;
+  dof += d;
+  ++members;
 }
 
 namespace {
-// An interval in log space around its centre: the larger of its two sides (0 when not positive).
-double half_width_log(double center, double low, double high) {
-  if (!(center > 0) || !(low > 0) || !(high > 0)) return 0;
-  return std::max(std::log(center / low), std::log(high / center));
+// Half-widths from a run's log variance and its degrees of freedom.
+void set_widths(RunToRun& r, double variance, double dof) {
+  r.sd_log = std::sqrt(variance);
+  r.dof = dof;
+  const double t = t_quantile(0.975, dof);
+  r.half_width_log = t * r.sd_log * std::sqrt(2.0);
+  r.level_half_width_log = t * r.sd_log;
+}
+}  // namespace
+
+RunToRun combine_spread(const PooledVariance& history, const PooledVariance& rounds, const RunToRunPrior& fallback) {
+  RunToRun r;
+  const double vh = history.variance(), vr = rounds.variance();
+  if (history.dof > 0 && rounds.dof > 0) {
+    // Does the history vary more than the rounds explain? F(history dof, rounds dof) at 95%.
+    const bool beyond = vh > vr * f_quantile(0.95, history.dof, rounds.dof);
+    r.source = beyond ? "history" : "history and rounds";
+    if (beyond) set_widths(r, vh, history.dof);
+    else set_widths(r, (history.weighted + rounds.weighted) / (history.dof + rounds.dof), history.dof + rounds.dof);
+  } else if (history.dof > 0) {
+    r.source = "history";
+    set_widths(r, vh, history.dof);
+  } else if (rounds.dof > 0) {
+    r.source = "rounds";
+    set_widths(r, vr, rounds.dof);
+  } else {
+    r.source = "fallback";
+    r.prior_sd_log = fallback.sd_log;
+    r.prior_basis = fmt::format("{}; {}", fallback.basis, kPriorMeasuredOn);
+    set_widths(r, fallback.sd_log * fallback.sd_log, kPriorRuns);
+  }
+  return r;
 }
 
+namespace {
 // "mlp[graphs]" -> "mlp", "mlp[width=8,graphs]" -> "mlp[width=8]": the label of the eager case.
 std::string eager_label(std::string label) {
   for (const char* part : {",graphs]", "[graphs]"})
@@ -86,94 +85,180 @@ std::string eager_label(std::string label) {
   return label;
 }
 
-std::string key(const std::string& workload, const std::string& device, const std::string& dtype, std::int64_t batch) {
-  return fmt::format("{}\x1f{}\x1f{}\x1f{}", workload, device, dtype, batch);
+std::string key(const std::string& model, const std::string& device, const std::string& dtype, std::int64_t batch,
+                int threads) {
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", model, device, dtype, batch, threads);
+}
+std::string key(const CaseSpec& s) { return key(model_label(s), s.device, s.dtype, s.batch_size, s.threads); }
+
+using KindPools = std::vector<std::pair<std::string, PooledVariance>>;
+
+PooledVariance pool_of(const KindPools& pools, const std::string& kind) {
+  for (const auto& [k, v] : pools)
+    if (k == kind) return v;
+  return {};
+}
+
+PooledVariance& pool_in(KindPools& pools, const std::string& kind) {
+  for (auto& [k, v] : pools)
+    if (k == kind) return v;
+  pools.emplace_back(kind, PooledVariance{});
+  return pools.back().second;
+}
+
+// One stored case's runs: its log medians, newest first, one a run, and its kind.
+struct Series {
+  std::vector<double> medians;
+  std::int64_t last_run = -1;
+  std::string kind;
+};
+
+std::map<std::string, Series> stored_series(const RunResult& run, const std::vector<CaseHistoryPoint>& history) {
+  std::vector<const CaseHistoryPoint*> same;
+  for (const auto& p : history)
+    if (p.host == run.context.host && p.torch_version == run.context.torch_version && p.median > 0 &&
+        std::isfinite(p.median))
+      same.push_back(&p);
+  std::stable_sort(same.begin(), same.end(), [](const auto* a, const auto* b) { return a->run_id > b->run_id; });
+  std::map<std::string, Series> series;
+  for (const auto* p : same) {
+    auto& s = series[key(p->model(), p->device, p->dtype, p->batch_size, p->threads)];
+    if (p->run_id == s.last_run || s.medians.size() == kMaxEarlierRuns) continue;  // one median a run
+    if (s.medians.empty()) s.kind = spread_kind(p->device, p->graphs, p->device_busy_fraction);
+    s.last_run = p->run_id;
+    s.medians.push_back(p->median);
+  }
+  return series;
+}
+}  // namespace
+
+double median_variance_factor(std::size_t n) {
+  // Var(median of n normal draws) * n / sigma^2 (exact for n <= 10; pi / 2 in the limit).
+  static constexpr double kFactor[] = {1, 1, 1, 1.346, 1.193, 1.434, 1.288, 1.469, 1.350, 1.487, 1.386};
+  return n < std::size(kFactor) ? kFactor[n] : 1.5708;
+}
+
+KindPools rounds_variances(const RunResult& run) {
+  KindPools pools;
+  for (const auto& c : run.cases) {
+    if (!c.ok()) continue;
+    std::vector<double> medians;
+    for (const auto& r : c.rounds)
+      if (r.median_s > 0 && std::isfinite(r.median_s)) medians.push_back(r.median_s);
+    if (medians.size() < 2) continue;
+    const double s = sd_log(medians), n = static_cast<double>(medians.size());
+    // The variance of the run's median: of the rounds' median, which is the pooled median's level.
+    pool_in(pools, spread_kind(c)).add(s * s / n * median_variance_factor(medians.size()), n - 1);
+  }
+  return pools;
+}
+
+KindPools history_variances(const RunResult& run, const std::vector<CaseHistoryPoint>& history) {
+  auto series = stored_series(run, history);
+  for (const auto& c : run.cases) {
+    if (!c.ok() || !(c.stats.median > 0) || !std::isfinite(c.stats.median)) continue;
+    auto& s = series[key(c.spec)];
+    s.kind = spread_kind(c);
+    s.medians.push_back(c.stats.median);
+  }
+  KindPools pools;
+  for (const auto& [k, s] : series) {
+    if (s.medians.size() < 2) continue;
+    const double sd = sd_log(s.medians);
+    pool_in(pools, s.kind).add(sd * sd, static_cast<double>(s.medians.size() - 1));
+  }
+  return pools;
+}
+
+namespace {
+// The speed-up's range from its two cases' spreads: their variances add; Welch-Satterthwaite
+// degrees of freedom, or the shared estimate's own where both come from the same pool.
+void apply_to_speedup(Speedup& s, const RunToRun& a, const RunToRun& b) {
+  if (!(s.ratio > 0) || !std::isfinite(s.ratio)) return;
+  const double va = a.sd_log * a.sd_log, vb = b.sd_log * b.sd_log, v = va + vb;
+  if (!(v > 0)) return;
+  const bool shared = a.kind == b.kind && a.source == b.source && a.dof == b.dof && va == vb;
+  const double dof = shared ? a.dof : v * v / ((va > 0 ? va * va / a.dof : 0) + (vb > 0 ? vb * vb / b.dof : 0));
+  const double t = t_quantile(0.975, dof);
+  s.level_low = s.ratio * std::exp(-t * std::sqrt(v));
+  s.level_high = s.ratio * std::exp(t * std::sqrt(v));
+  s.ci_low = s.ratio * std::exp(-t * std::sqrt(2 * v));
+  s.ci_high = s.ratio * std::exp(t * std::sqrt(2 * v));
+  s.widened_by_history = true;
+}
+
+std::size_t count_earlier(const CaseResult& c, const std::vector<CaseHistoryPoint>& history, const RunContext& ctx) {
+  std::set<std::int64_t> runs;
+  for (const auto& p : history)
+    if (p.host == ctx.host && p.torch_version == ctx.torch_version && p.is_case(c.spec) && p.threads == c.spec.threads)
+      runs.insert(p.run_id);
+  return std::min(runs.size(), kMaxEarlierRuns);
+}
+
+std::string method_words(const RunToRun& r) {
+  if (r.source == "fallback")
+    return fmt::format("a fallback constant (sd {:.1f}%: {})", 100 * r.prior_sd_log, r.prior_basis);
+  if (r.source == "rounds") return "this run's rounds, pooled over the cases of its kind (no earlier run on this host)";
+  return fmt::format("earlier runs on this host of {} case{} of its kind{}", r.history_cases, r.history_cases == 1 ? "" : "s",
+                     r.source == "history" ? " (they varied more than this run's rounds)" : " and this run's rounds");
 }
 }  // namespace
 
 std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>& history) {
-  std::size_t widened = 0;
-  std::map<std::string, double> history_half;  // per case: the run-to-run half-width (log)
+  const auto from_history = history_variances(run, history);
+  const auto from_rounds = rounds_variances(run);
+  std::map<std::string, RunToRun> by_case;
+  std::size_t given = 0;
   for (auto& c : run.cases) {
-    if (!c.ok() || c.stats.n < 1) continue;  // one sample: the earlier runs give it its only interval
-    auto spread = next_run_spread(c.stats.median, earlier_medians(c, history, run.context.host, run.context.torch_version),
-                                  run_to_run_prior(c));
-    if (!spread) continue;
-    history_half[key(model_label(c.spec), c.spec.device, c.spec.dtype, c.spec.batch_size)] = spread->half_width_log;
-    // One sample has no interval of its own: the earlier runs give it one.
-    const bool own = c.stats.n >= 2 && c.stats.ci_low > 0 && c.stats.ci_high > 0;
-    if (!own || spread->half_width_log > half_width_log(c.stats.median, c.stats.ci_low, c.stats.ci_high)) {
-      spread->widened = true;
-      ++widened;
-      const double low = c.stats.median * std::exp(-spread->half_width_log);
-      const double high = c.stats.median * std::exp(spread->half_width_log);
-      c.stats.ci_low = own ? std::min(c.stats.ci_low, low) : low;
-      c.stats.ci_high = own ? std::max(c.stats.ci_high, high) : high;
-      if (!spread->uses_prior()) {
-        c.relative_ci_half_width = c.stats.ci_half_width_relative();
-        c.noisy = c.relative_ci_half_width > c.ci_target;
-        c.interval_method += fmt::format("; widened to the spread of this case's median over {} earlier runs in the "
-                                         "history and this one (t * sd(log medians) * sqrt(2))",
-                                         spread->earlier_runs);
-      } else {  // relative_ci_half_width stays the measurement's own (what more time could narrow)
-        c.interval_method += fmt::format("; widened to the run-to-run spread of a case of its kind ({}: prior sd {:.1f}% "
-                                         "weighed as {:.0f} runs) pooled with {} earlier runs in the history and this one "
-                                         "(t * pooled sd * sqrt(2))",
-                                         spread->prior_basis, 100 * spread->prior_sd_log, kPriorRuns, spread->earlier_runs);
-      }
-    }
-    c.run_to_run = spread;
+    if (!c.ok() || !(c.stats.median > 0) || !std::isfinite(c.stats.median) || c.stats.n < 1) continue;
+    const auto kind = spread_kind(c);
+    const auto h = pool_of(from_history, kind);
+    RunToRun r = combine_spread(h, pool_of(from_rounds, kind), run_to_run_prior(c));
+    r.kind = kind;
+    r.history_cases = h.members;
+    r.earlier_runs = count_earlier(c, history, run.context);
+    r.widened = true;
+    c.stats.ci_low = c.stats.median * std::exp(-r.half_width_log);
+    c.stats.ci_high = c.stats.median * std::exp(r.half_width_log);
+    c.interval_method += fmt::format("; shown: the next run's range, t({:.0f}) * sd * sqrt(2) with the run-to-run sd "
+                                     "{:.1f}% from {}",
+                                     r.dof, 100 * r.sd_log, method_words(r));
+    by_case[key(c.spec)] = r;
+    c.run_to_run = std::move(r);
+    ++given;
   }
-  std::vector<Speedup*> speedups;
-  for (auto& s : run.speedups) speedups.push_back(&s);
-  for (auto& s : run.graph_speedups) speedups.push_back(&s);  // the eager case on the same device as baseline
-  for (Speedup* sp : speedups) {
-    auto& s = *sp;
-    // The baseline is the CPU's eager case: the model's label without "graphs".
-    const std::string& label = s.label();
-    const auto a = history_half.find(key(eager_label(label), s.baseline_device, s.dtype, s.batch_size));
-    const auto b = history_half.find(key(label, s.device, s.dtype, s.batch_size));
-    if (a == history_half.end() && b == history_half.end()) continue;
-    const double ha = a == history_half.end() ? 0 : a->second, hb = b == history_half.end() ? 0 : b->second;
-    const double h = std::sqrt(ha * ha + hb * hb);
-    if (!(s.ratio > 0) || !(s.ci_low > 0) || !(s.ci_high > 0)) continue;
-    if (h > half_width_log(s.ratio, s.ci_low, s.ci_high)) {
-      s.ci_low = std::min(s.ci_low, s.ratio * std::exp(-h));
-      s.ci_high = std::max(s.ci_high, s.ratio * std::exp(h));
-      s.widened_by_history = true;
+  auto find = [&](const std::string& model, const std::string& device, const Speedup& s) -> const RunToRun* {
+    for (const auto& c : run.cases)
+      if (model_label(c.spec) == model && c.spec.device == device && c.spec.dtype == s.dtype && c.spec.batch_size == s.batch_size)
+        if (const auto it = by_case.find(key(c.spec)); it != by_case.end()) return &it->second;
+    return nullptr;
+  };
+  for (auto* list : {&run.speedups, &run.graph_speedups})
+    for (auto& s : *list) {
+      const auto* a = find(list == &run.speedups ? s.label() : eager_label(s.label()), s.baseline_device, s);
+      const auto* b = find(s.label(), s.device, s);
+      if (a && b) apply_to_speedup(s, *a, *b);
     }
-  }
-  return widened;
+  return given;
 }
 
 std::string run_to_run_note(const RunResult& run) {
-  std::vector<std::string> own, prior;
-  std::size_t earlier = 0;
+  std::map<std::string, std::pair<const RunToRun*, std::vector<std::string>>> kinds;
   for (const auto& c : run.cases)
     if (c.run_to_run && c.run_to_run->widened) {
-      (c.run_to_run->uses_prior() ? prior : own)
-          .push_back(fmt::format("{} {} {} ({})", c.spec.workload, c.spec.device, c.spec.dtype,
-                                 format_relative_interval(c.stats.median, c.stats.ci_low, c.stats.ci_high)));
-      if (!c.run_to_run->uses_prior()) earlier = std::max(earlier, c.run_to_run->earlier_runs);
+      auto& k = kinds[c.run_to_run->kind];
+      if (!k.first) k.first = &*c.run_to_run;
+      k.second.push_back(fmt::format("{} {}", model_label(c.spec), c.spec.device));
     }
-  auto join = [](const std::vector<std::string>& parts) {
-    std::string list;
-    for (std::size_t i = 0; i < parts.size(); ++i) list += (i ? ", " : "") + parts[i];
-    return list;
-  };
   std::string note;
-  if (!own.empty())
-    note = fmt::format("earlier runs in the history varied more than this run's rounds, so the interval of {} is their "
-                       "spread (up to {} earlier runs): where the next run's median should fall",
-                       join(own), earlier);
-  if (!prior.empty())
-    note += fmt::format("{}with fewer than {} earlier runs of their own, the intervals of {} hold the run-to-run spread "
-                        "measured on cases of their kind (sd {:.0f}% of the median where the host sets the speed: the "
-                        "CPU, launch-bound steps; {:.1f}% where the device does): rounds in one run cannot see how the "
-                        "machine changes between runs; each run stored narrows it to this machine's own spread",
-                        note.empty() ? "" : "; ", kOwnHistoryRuns, join(prior), 100 * kHostBoundRunSdLog,
-                        100 * kDeviceBoundRunSdLog);
-  return note;
+  for (const auto& [kind, k] : kinds) {
+    std::string list;
+    for (std::size_t i = 0; i < k.second.size(); ++i) list += (i ? ", " : "") + k.second[i];
+    note += fmt::format("{}{} ({}): run-to-run sd {:.1f}% from {}, t with {:.0f} degrees of freedom",
+                        note.empty() ? "" : "; ", kind, list, 100 * k.first->sd_log, method_words(*k.first), k.first->dof);
+  }
+  if (note.empty()) return note;
+  return "95% intervals are where the next run's median should fall (each stored run teaches this host's spread): " + note;
 }
 
 }  // namespace accelbench

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 #include "analysis/compare.h"
@@ -50,6 +51,7 @@ int execute_compare(const CompareCliOptions& o) {
                            a.run.context.host, b.name, b.run.context.torch_version, b.run.context.host);
   std::vector<std::vector<std::string>> t{{"model", "device", "batch", "A median", "B median",
                                            fmt::format("B/A [{:g}% CI]", 100 * (1 - co.alpha)), "p", "verdict", "why"}};
+  const bool between = std::any_of(cmp.cases.begin(), cmp.cases.end(), [](const CaseComparison& c) { return c.result.between_runs; });
   std::map<Verdict, int> counts;
   for (const auto& c : cmp.cases) {
     const auto& r = c.result;
@@ -66,9 +68,13 @@ int execute_compare(const CompareCliOptions& o) {
                            "slower). Verdict: Mann-Whitney U at alpha {:g}, minimum effect {:g}%, SAME needs the CI "
                            "within +-{:g}% when not significant. The interval is {:g}% (1 - --alpha); run and history print 95%. "
                            "Two runs show a difference between them, not yet a lasting change: `accelbench history` "
-                           "calls a change from 4 runs of a case.\n",
+                           "calls a change from 4 runs of a case.{}\n",
                            counts[Verdict::Slower], counts[Verdict::Faster], counts[Verdict::Same], counts[Verdict::Uncertain],
-                           co.alpha, 100 * co.min_effect, 100 * co.equivalence_margin, 100 * (1 - co.alpha));
+                           co.alpha, 100 * co.min_effect, 100 * co.equivalence_margin, 100 * (1 - co.alpha),
+                           between ? " Where both runs carry their run-to-run spread (the why column says so), the verdict "
+                                     "and the interval are judged against it (a t test on the two runs' log medians), not "
+                                     "against the samples: a change within run-to-run noise is SAME or UNCERTAIN."
+                                   : "");
   print_out(out);
   if (fail_above >= 0 && cmp.cases.empty()) {
     std::fprintf(stderr, "accelbench: --fail-above: no case in common between A and B, so nothing was checked\n");

@@ -22,6 +22,7 @@ struct CaseHistoryPoint {
   // What else tells one case from another (from the stored case's JSON; 0/false in older runs).
   std::int64_t width = 0;
   bool checkpoint = false, graphs = false;
+  double device_busy_fraction = -1;  // the device's busy share of the step (-1: not measured)
   // model_label() of its case: "mlp", "mlp[graphs]".
   std::string model() const { return model_label(CaseSpec{workload, "", "", 0, 0, width, checkpoint, graphs}); }
   // Whether this point is a measurement of `spec`'s case (model, how it is launched, device, dtype, batch).

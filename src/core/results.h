@@ -75,19 +75,25 @@ struct RoundResult {
   double wall_s = 0;
 };
 
-// How this case's median varied over runs (each a separate `run`, minutes or days apart): the
-// earlier runs of the same case in the history and this one. Their spread includes what rounds in
-// one run cannot see (the host's state over minutes, neighbours on a shared machine).
+// Where the next run's median falls (analysis/run_to_run): the run-to-run spread of a case's median,
+// estimated for this host from the history of every case of the same kind and this run's rounds.
 struct RunToRun {
-  std::size_t earlier_runs = 0;  // comparable runs in the history that were used
-  double sd_log = 0;             // sample sd of the log medians: the earlier runs' and this one's
-  double half_width_log = 0;     // t_{earlier_runs} * sd_log * sqrt(2): where the next run's median falls
-  bool widened = false;          // wider than the rounds' interval, which it replaced
-  // With fewer than kOwnHistoryRuns earlier runs, a prior for the spread took part (weighed as
-  // kPriorRuns runs; analysis/run_to_run.h): its sd (0: none) and what it was chosen from.
-  double prior_sd_log = 0;
-  std::string prior_basis;       // "the CPU", "device busy 31% of the step", ...
+  std::size_t earlier_runs = 0;  // this case's earlier runs in the history (same host, torch, threads)
+  double sd_log = 0;             // the estimated sd of a run's log median (pooled, see source)
+  double dof = 0;                // the degrees of freedom of that estimate (the t quantile's)
+  double half_width_log = 0;     // t_{0.975, dof} * sd_log * sqrt(2): where the next run's median falls
+  double level_half_width_log = 0;  // t_{0.975, dof} * sd_log: this run's own precision (the level's interval)
+  bool widened = false;          // the case's interval (stats.ci_low/high) is the next run's range
+  std::string kind;              // the kind of case it was pooled with: "host-bound", "device-bound", ...
+  // "history" (earlier runs of cases of its kind varied more than the rounds), "history and rounds"
+  // (they agree: both pooled), "rounds" (no history yet: this run's rounds of cases of its kind),
+  // "fallback" (neither: a named constant, prior_sd_log, measured where prior_basis says).
+  std::string source;
+  std::size_t history_cases = 0;  // the cases whose stored runs took part
+  double prior_sd_log = 0;       // the fallback constant's sd (0: none used)
+  std::string prior_basis;       // where the fallback constant was measured
   bool uses_prior() const { return prior_sd_log > 0; }
+  bool from_history() const { return source.rfind("history", 0) == 0; }
 };
 
 struct CaseResult {
@@ -227,7 +233,10 @@ struct Speedup {
   double ratio = 0, ci_low = 0, ci_high = 0;
   std::string model;            // model_label(): "mlp[width=4096]"; the workload's name when plain
   std::optional<Parity> parity; // the device's training against the CPU's (run --parity-steps)
-  bool widened_by_history = false;  // the interval widened by the cases' run-to-run spread (run)
+  bool widened_by_history = false;  // ci_low/high: the next run's range from the cases' run-to-run spread (run)
+  // This run's own precision: the interval of the ratio of the levels (0: not known). ci_low/high
+  // are the next run's range where widened_by_history (what the table shows), else the same.
+  double level_low = 0, level_high = 0;
   std::string baseline_dtype;   // the baseline's precision where it is not `dtype` (speedups_over_fastest_cpu)
   // The model's label: `model`, or the workload's name where a record has none.
   const std::string& label() const { return model.empty() ? workload : model; }

@@ -33,10 +33,26 @@ std::optional<RunToRun> run_to_run_from_json(const json& j) {
   get_if(*r, "widened", rr.widened);
   get_if(*r, "prior_sd_log", rr.prior_sd_log);
   get_if(*r, "prior_basis", rr.prior_basis);
+  get_if(*r, "dof", rr.dof);
+  get_if(*r, "level_half_width_log", rr.level_half_width_log);
+  get_if(*r, "kind", rr.kind);
+  get_if(*r, "source", rr.source);
+  get_if(*r, "history_cases", rr.history_cases);
+  if (!std::isfinite(rr.dof) || rr.dof < 0 || !std::isfinite(rr.level_half_width_log) || rr.level_half_width_log < 0)
+    throw std::runtime_error("field 'run_to_run': dof and level_half_width_log must be finite and not negative");
   if (!std::isfinite(rr.sd_log) || rr.sd_log < 0 || !std::isfinite(rr.half_width_log) || rr.half_width_log < 0 ||
       !std::isfinite(rr.prior_sd_log) || rr.prior_sd_log < 0)
     throw std::runtime_error("field 'run_to_run': sd_log, half_width_log and prior_sd_log must be finite and not negative");
   return rr;
+}
+
+// The block above, written: the spread, both intervals' half-widths and where the estimate came from.
+json run_to_run_json(const RunToRun& r) {
+  return json{{"earlier_runs", r.earlier_runs}, {"sd_log", r.sd_log}, {"dof", r.dof},
+              {"half_width_log", r.half_width_log}, {"level_half_width_log", r.level_half_width_log},
+              {"interval", "next run's range: t * sd_log * sqrt(2); this run's precision: t * sd_log"},
+              {"widened", r.widened}, {"kind", r.kind}, {"source", r.source}, {"history_cases", r.history_cases},
+              {"prior_sd_log", r.prior_sd_log}, {"prior_basis", r.prior_basis}};
 }
 }  // namespace
 
@@ -191,13 +207,7 @@ void to_json(json& j, const CaseResult& v) {
            {"rounds", v.rounds},
            {"rounds_disagree", v.rounds_disagree},
            {"interval_method", v.interval_method},
-           {"run_to_run", v.run_to_run ? json{{"earlier_runs", v.run_to_run->earlier_runs},
-                                              {"sd_log", v.run_to_run->sd_log},
-                                              {"half_width_log", v.run_to_run->half_width_log},
-                                              {"widened", v.run_to_run->widened},
-                                              {"prior_sd_log", v.run_to_run->prior_sd_log},
-                                              {"prior_basis", v.run_to_run->prior_basis}}
-                                       : json(nullptr)},
+           {"run_to_run", v.run_to_run ? run_to_run_json(*v.run_to_run) : json(nullptr)},
            {"loss_rose", loss_rose(v)},
            {"device_time", {{"samples", v.device_samples},
                             {"clock_ratio", v.device_clock_ratio ? json(*v.device_clock_ratio) : json(nullptr)},
@@ -327,7 +337,9 @@ void to_json(json& j, const Speedup& v) {
   j = json{{"workload", v.workload}, {"model", v.label()}, {"device", v.device},
            {"baseline_device", v.baseline_device}, {"batch_size", v.batch_size}, {"dtype", v.dtype},
            {"ratio", v.ratio}, {"ci_low", v.ci_low}, {"ci_high", v.ci_high},
-           {"widened_by_history", v.widened_by_history}};
+           {"widened_by_history", v.widened_by_history},
+           {"interval", v.widened_by_history ? "next run's range" : "this run's rounds"},
+           {"level_ci_low", v.level_low}, {"level_ci_high", v.level_high}};
   if (!v.baseline_dtype.empty()) j["baseline_dtype"] = v.baseline_dtype;
   j["parity"] = v.parity ? json(*v.parity) : json(nullptr);
 }
@@ -338,6 +350,7 @@ void from_json(const json& j, Speedup& v) {
   get_if(j, "dtype", v.dtype); get_if(j, "ratio", v.ratio);
   get_if(j, "ci_low", v.ci_low); get_if(j, "ci_high", v.ci_high);
   get_if(j, "widened_by_history", v.widened_by_history);
+  get_if(j, "level_ci_low", v.level_low); get_if(j, "level_ci_high", v.level_high);
   get_if(j, "baseline_dtype", v.baseline_dtype);
   get_optional(j, "parity", v.parity);
 }

@@ -34,6 +34,8 @@ Rendezvous rendezvous_from_env() {
   const char* addr = std::getenv("MASTER_ADDR");
   if (!addr || !*addr) throw UsageError("MASTER_ADDR is not set (the host of rank 0)");
   r.master_addr = addr;
+  const auto agent_store = env_string("TORCHELASTIC_USE_AGENT_STORE");
+  r.join_agent_store = agent_store == "True" || agent_store == "true" || agent_store == "1";
   return r;
 }
 

@@ -24,6 +24,9 @@ struct Rendezvous {
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   std::chrono::milliseconds timeout{std::chrono::minutes(2)};  // rendezvous and every collective
+  // Under torchrun (TORCHELASTIC_USE_AGENT_STORE=True) the agent already serves the store at
+  // MASTER_ADDR:MASTER_PORT: every rank joins it as a client, as torch.distributed does.
+  bool join_agent_store = false;
 };
 // From the environment; UsageError (one line) when a variable is missing or out of range.
 Rendezvous rendezvous_from_env();

@@ -166,4 +166,16 @@ double t_quantile_95(std::size_t dof) {
   return t_quantile(0.975, static_cast<double>(dof));
 }
 
+double f_quantile(double p, double d1, double d2) {
+  if (!(p > 0 && p < 1) || !(d1 > 0) || !(d2 > 0)) return std::numeric_limits<double>::quiet_NaN();
+  // On u = d1 x / (d1 x + d2) in (0, 1) the CDF is I_u(d1/2, d2/2), increasing in u.
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 200 && hi - lo > 1e-15; ++i) {
+    const double mid = (lo + hi) / 2;
+    (regularized_incomplete_beta(mid, d1 / 2, d2 / 2) < p ? lo : hi) = mid;
+  }
+  const double u = (lo + hi) / 2;
+  return d2 * u / (d1 * (1 - u));
+}
+
 }  // namespace accelbench

@@ -27,4 +27,8 @@ double t_quantile(double p, double dof);
 // the limit. dof 0 gives infinity (no interval from a single value).
 double t_quantile_95(std::size_t dof);
 
+// The p-quantile of the F distribution with (d1, d2) degrees of freedom (d1, d2 > 0, p in (0, 1)):
+// P(F <= x) = I_{d1 x / (d1 x + d2)}(d1 / 2, d2 / 2), inverted by bisection. NaN outside the domain.
+double f_quantile(double p, double d1, double d2);
+
 }  // namespace accelbench

@@ -1,5 +1,5 @@
 // The NCCL implementation of the Collectives seam: c10d's TCPStore for the rendezvous (rank 0 serves
-// it) and c10d's ProcessGroupNCCL for the collectives, as torch.distributed does under
+// it, or torchrun's agent does) and c10d's ProcessGroupNCCL for the collectives, as torch.distributed does under
 // init_process_group("nccl"). Compiled only where libtorch has CUDA and c10d NCCL
 // (ACCELBENCH_WITH_NCCL, set by CMake with USE_C10D_NCCL).
 #include "distributed/collectives.h"
@@ -11,6 +11,7 @@
 
 #if defined(ACCELBENCH_WITH_NCCL)
 #include <ATen/DeviceAccelerator.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #endif
@@ -47,11 +48,14 @@ class NcclCollectives final : public Collectives {
     ::setenv("TORCH_NCCL_TRACE_BUFFER_SIZE", "0", 0);
     c10d::TCPStoreOptions store_options;
     store_options.port = static_cast<std::uint16_t>(info.master_port);
-    store_options.isServer = info.rank == 0;
+    // Rank 0 serves the store, unless torchrun's agent serves it already: then every rank is a client.
+    store_options.isServer = info.rank == 0 && !info.join_agent_store;
     store_options.numWorkers = static_cast<std::size_t>(info.world_size);
-    store_options.waitWorkers = true;
+    store_options.waitWorkers = store_options.isServer;
     store_options.timeout = info.timeout;
-    store_ = c10::make_intrusive<c10d::TCPStore>(info.master_addr, store_options);
+    auto tcp_store = c10::make_intrusive<c10d::TCPStore>(info.master_addr, store_options);
+    // Keys under one prefix, apart from the agent's own (as torch.distributed's "default_pg/").
+    store_ = c10::make_intrusive<c10d::PrefixStore>("accelbench_pg", tcp_store);
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = info.timeout;  // the watchdog ends a collective that hangs past it
     group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(store_, info.rank, info.world_size, options);

@@ -457,7 +457,7 @@ std::string html_case_notes(const CaseResult& c) {
     for (const auto& r : c.rounds) medians.push_back(format_seconds_short(r.median_s));
     notes.push_back(fmt::format("rounds: {}{}", fmt::join(medians, ", "), c.rounds_disagree ? " (ROUNDS DISAGREE)" : ""));
   }
-  if (c.run_to_run && c.run_to_run->widened)
+  if (c.run_to_run && c.run_to_run->widened)  // the column's interval is the next run's range
     notes.push_back(run_to_run_label(*c.run_to_run));
   if (c.drifting) notes.push_back("DRIFTING");
   if (c.device_busy_fraction)

@@ -117,9 +117,27 @@ std::vector<std::vector<std::string>> over_fastest_cpu_rows(const RunResult& run
   return t;
 }
 
+std::string speedup_interval_name(const std::vector<Speedup>& speedups) {
+  const bool next = std::any_of(speedups.begin(), speedups.end(), [](const Speedup& s) { return s.widened_by_history; });
+  return next ? "next run 95%" : "95% CI";
+}
+
+std::string speedup_words(const Speedup& s) {
+  const auto name = s.dtype == "float32" ? s.label() : s.label() + " " + s.dtype;
+  const auto range = fmt::format("{}, {:.2f}x to {:.2f}x", s.widened_by_history ? "next run" : "95% CI", s.ci_low, s.ci_high);
+  if (!(s.ratio > 0) || !(s.ci_low > 0)) return fmt::format("{}: no interval", name);
+  if (s.ci_low > 1) return fmt::format("{}: {} is faster than the {} by {:.2f}x ({})", name, s.device, s.baseline_device, s.ratio, range);
+  if (s.ci_high < 1)
+    return fmt::format("{}: the {} is faster than {} by {:.2f}x ({})", name, s.baseline_device, s.device, 1 / s.ratio, range);
+  return fmt::format("{}: this run cannot tell whether {} or the {} is faster ({}); more rounds (--rounds), more stored runs "
+                     "of this host, --graphs (CUDA) or a larger --batch-size would narrow it",
+                     name, s.device, s.baseline_device, range);
+}
+
 std::string run_to_run_label(const RunToRun& r) {
-  if (!r.uses_prior()) return fmt::format("CI from {} earlier runs", r.earlier_runs);
-  return r.earlier_runs == 0 ? std::string("CI: run-to-run prior") : fmt::format("CI: prior + {} earlier run{}", r.earlier_runs, r.earlier_runs == 1 ? "" : "s");
+  if (r.source == "fallback") return "CI: fallback constant";
+  if (r.source == "rounds") return "CI: next run, from rounds";
+  return fmt::format("CI: next run, from history ({} case{})", r.history_cases, r.history_cases == 1 ? "" : "s");
 }
 
 namespace {

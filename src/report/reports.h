@@ -65,9 +65,15 @@ inline constexpr const char* kOverFastestCpuNote =
     "Over the CPU's fastest: the speed-up over the CPU's fastest measured precision of the same model and batch "
     "(named in brackets), where that is another precision than the case's own (a CPU that emulates bfloat16 is "
     "faster in float32).";
-// The table's note on an interval widened run to run: "CI from 5 earlier runs", "CI: run-to-run
-// prior", "CI: prior + 2 earlier runs".
+// The note on a case's next-run range: "CI: fallback constant", "CI: next run, from rounds",
+// "CI: next run, from history (3 cases)".
 std::string run_to_run_label(const RunToRun& r);
+// What a speed-up column's interval is: "next run 95%" where the run-to-run spread set the
+// intervals (Speedup::widened_by_history), else "95% CI".
+std::string speedup_interval_name(const std::vector<Speedup>& speedups);
+// One sentence a user can act on: which device is faster and by how much where the interval
+// excludes 1; where it does not, that this run cannot tell, and what would.
+std::string speedup_words(const Speedup& s);
 
 // Telemetry over time, read from the document: each case's "telemetry" (or the run's). The engine's
 // format (core/telemetry_summary.h) is {"series": {"t_s": [...], "channels": {"nvml:0":

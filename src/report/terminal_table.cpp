@@ -253,7 +253,9 @@ static std::string render_graphs_section(const RunResult& run) {
 static std::string render_rounds_section(const RunResult& run) {
   const bool any = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.rounds.size() >= 2; });
   if (!any) return "";
-  std::string out = "\nRounds (each a fresh process; the 95% CI above comes from them, not from the samples of one):\n";
+  const bool next_run = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.run_to_run && c.run_to_run->widened; });
+  std::string out = next_run ? "\nRounds (each a fresh process; with the history they set the next run's range above):\n"
+                             : "\nRounds (each a fresh process; the 95% CI above comes from them, not from the samples of one):\n";
   for (const auto& c : run.cases) {
     if (c.rounds.size() < 2) continue;
     std::vector<std::string> medians;
@@ -295,7 +297,7 @@ static std::string render_summary_section(const RunResult& run, const std::vecto
   std::vector<std::string> header{"model"};
   for (const auto& d : devices) header.push_back(fmt::format("{} s/epoch", d == "cpu" ? "CPU" : d));
   for (const auto& d : devices)
-    if (d != "cpu") header.push_back(fmt::format("speed-up {} [95% CI]", d));
+    if (d != "cpu") header.push_back(fmt::format("speed-up {} [{}]", d, speedup_interval_name(run.speedups)));
   const bool over_fastest = !run.speedups_over_fastest_cpu.empty();
   if (over_fastest)
     for (const auto& d : devices)
@@ -331,6 +333,7 @@ static std::string render_summary_section(const RunResult& run, const std::vecto
   if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
     out += " ~ = noisy: CI target not met in the time allowed.";
   out += "\n";
+  for (const auto& s : run.speedups) out += "  " + speedup_words(s) + "\n";
   if (devices.size() == 1 && devices.front() == "cpu") out += "No accelerator found: CPU only (see `accelbench doctor`).\n";
   return out;
 }
@@ -355,7 +358,7 @@ static std::string terminal_case_notes(const CaseResult& c) {
                         : fmt::format("noisy (only {} sample{} in the time allowed)", c.stats.n, c.stats.n == 1 ? "" : "s"));
   if (!c.warmup_stable) notes.push_back("warm-up not stable");
   if (c.rounds_disagree) notes.push_back("ROUNDS DISAGREE");
-  if (c.run_to_run && c.run_to_run->widened)
+  if (c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "fallback")
     notes.push_back(run_to_run_label(*c.run_to_run));
   if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
   if (c.drifting) notes.push_back("DRIFTING");
@@ -380,7 +383,8 @@ static std::string terminal_case_notes(const CaseResult& c) {
 // Table 2: one line per case.
 static std::string render_cases_section(const RunResult& run) {
   std::vector<std::vector<std::string>> t2;
-  t2.push_back({"model", "device", "dtype", "batch", "median step", "95% CI", "n", "samples/s", "TFLOP/s", "peak memory",
+  const bool next_run = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.run_to_run && c.run_to_run->widened; });
+  t2.push_back({"model", "device", "dtype", "batch", "median step", next_run ? "next run 95%" : "95% CI", "n", "samples/s", "TFLOP/s", "peak memory",
                 "loss before->after", "data", "notes"});
   for (const auto& c : run.cases) {
     if (!c.ok()) {

@@ -964,7 +964,8 @@ std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f)
       // must not make the whole history unreadable)
       " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.width'), 0) ELSE 0 END,"
       " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.checkpoint'), 0) ELSE 0 END,"
-      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.graphs'), 0) ELSE 0 END"
+      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.graphs'), 0) ELSE 0 END,"
+      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.device_time.busy_fraction'), -1) ELSE -1 END"
       " FROM cases c JOIN runs r ON r.id = c.run_id"
       " WHERE c.status = 'ok' AND c.n > 0 AND {} ORDER BY r.id, c.ord",
       kCaseFilter);
@@ -978,6 +979,7 @@ std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f)
     p.batch_size = s.i64(8); p.threads = static_cast<int>(s.i64(9)); p.n = static_cast<std::size_t>(s.i64(10));
     p.median = s.f64(11); p.ci_low = s.f64(12); p.ci_high = s.f64(13);
     p.width = s.i64(14); p.checkpoint = s.i64(15) != 0; p.graphs = s.i64(16) != 0;
+    p.device_busy_fraction = s.f64(17);
     out.push_back(p);
   }
   return out;

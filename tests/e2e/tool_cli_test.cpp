@@ -320,22 +320,15 @@ TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
   expect_usage_error(fmt::format("peak --device cpu --json {}", dir.path.string()), "--json");
 }
 
-// A run's interval must cover the next run, and runs differ by more than the rounds of
-// one run show. With two earlier runs of the same case in the history, `run` reports their spread
-// with this run's (JSON run_to_run) and widens the interval where that is wider: here the first
-// run's stored median is doubled, so the third run must widen its interval to cover it.
-// Runs 1-4 of a case (fewer than kOwnHistoryRuns earlier runs) take the run-to-run prior, pooled
-// with the earlier runs there are: each run's interval holds that spread, widened to it unless its
-// two rounds' own interval (t with one degree of freedom) was already wider, as it can be on a busy
-// machine; most runs are widened, and say so. Run 5 has four earlier runs, one of them doubled with
-// SQLite, and their own spread alone must widen its interval past the doubled median, with the
-// advisor's word.
-TEST(ToolCli, RunWidensItsIntervalToTheSpreadOfEarlierRuns) {
+// A run's interval is where the next run's median falls: on a first run from its rounds (JSON
+// run_to_run source "rounds"), then from the stored runs of its kind on this host. Run 5 follows
+// four stored runs, the first doubled with SQLite: its interval comes from the history (alone, or
+// pooled with the rounds where they disagree as much) and reaches past the doubled median.
+TEST(ToolCli, RunTakesItsRangeFromTheRoundsThenFromTheHistory) {
   TempDir dir;
   const auto db = dir.file("h.db");
   const std::string args = "run --models mlp --devices cpu --quick --rounds 2 --in-process-rounds --parity-steps 0 "
                            "--no-telemetry --no-progress --max-time-per-case 3s --batch-size 16 --db " + db;
-  int widened_with_prior = 0;
   for (int i = 1; i <= 5; ++i) {
     if (i == 5) {
       sqlite3* h = nullptr;
@@ -347,28 +340,30 @@ TEST(ToolCli, RunWidensItsIntervalToTheSpreadOfEarlierRuns) {
     const auto r = run_cli(args + " --json " + json);
     ASSERT_EQ(r.code, 0) << r.out << r.err;
     const auto c = nlohmann::json::parse(slurp(json))["cases"][0];
-    ASSERT_TRUE(c["run_to_run"].is_object()) << "run " << i << ": " << c.dump().substr(0, 400);
-    EXPECT_EQ(c["run_to_run"]["earlier_runs"], i - 1);
+    const auto& rr = c["run_to_run"];
+    ASSERT_TRUE(rr.is_object()) << "run " << i << ": " << c.dump().substr(0, 400);
+    EXPECT_EQ(rr["earlier_runs"], i - 1);
+    EXPECT_TRUE(rr["widened"].get<bool>());
+    EXPECT_EQ(rr["kind"], "host-bound");
     const double median = c["stats"]["median"], high = c["stats"]["ci_high"], low = c["stats"]["ci_low"];
-    if (i < 5) {  // the CPU is host-bound: its prior sd is 13%, so a first run's interval is about -44/+80%
-      EXPECT_DOUBLE_EQ(c["run_to_run"]["prior_sd_log"].get<double>(), 0.13) << c["run_to_run"].dump();
-      const double half = c["run_to_run"]["half_width_log"];
-      EXPECT_GE(high, median * std::exp(half) * (1 - 1e-9)) << c.dump().substr(0, 600);
-      EXPECT_LE(low, median * std::exp(-half) * (1 + 1e-9)) << c.dump().substr(0, 600);
-      if (i == 1) EXPECT_GE(high, 1.75 * median);
-      if (!c["run_to_run"]["widened"].get<bool>()) continue;  // its rounds' interval was the wider
-      ++widened_with_prior;
-      EXPECT_NE(unwrapped(r.err).find("fewer than 4 earlier runs of their own"), std::string::npos) << r.err;
-      EXPECT_NE(unwrapped(r.out).find(i == 1 ? "CI: run-to-run prior" : "CI: prior + "), std::string::npos) << r.out;
-      continue;
+    const double half = rr["half_width_log"];
+    EXPECT_NEAR(std::log(high / median), half, 1e-9) << rr.dump();
+    EXPECT_NEAR(std::log(median / low), half, 1e-9) << rr.dump();
+    EXPECT_NEAR(rr["level_half_width_log"].get<double>() * std::sqrt(2.0), half, 1e-9) << rr.dump();
+    EXPECT_NE(unwrapped(r.err).find("where the next run's median should fall"), std::string::npos) << r.err;
+    if (i == 1) {
+      EXPECT_EQ(rr["source"], "rounds") << rr.dump();
+      EXPECT_GE(rr["dof"].get<double>(), 1);  // one case of its kind, two rounds or more
     }
-    EXPECT_DOUBLE_EQ(c["run_to_run"]["prior_sd_log"].get<double>(), 0);
-    EXPECT_TRUE(c["run_to_run"]["widened"].get<bool>());
-    EXPECT_GE(high, 1.9 * median) << "the doubled run's median lies inside";  // t(4) sqrt(2) sd spans it
+    if (i < 5) continue;
+    // The history's alone where it varies beyond the rounds; pooled with them where the rounds
+    // disagree as much (a busy machine): both reach past the doubled median.
+    const auto source = rr["source"].get<std::string>();
+    EXPECT_TRUE(source == "history" || source == "history and rounds") << rr.dump();
+    EXPECT_GE(rr["dof"].get<double>(), 4);
+    EXPECT_GE(high, 1.9 * median) << "the doubled run's median lies outside";
     EXPECT_LE(low, median / 1.9);
-    EXPECT_NE(unwrapped(r.err).find("earlier runs in the history varied more than this run's rounds"), std::string::npos) << r.err;
-    EXPECT_NE(unwrapped(r.out).find("CI from 4 earlier runs"), std::string::npos) << r.out;  // the notes wrap at 100 columns
-    EXPECT_NE(unwrapped(r.out).find("this case's median varied from run to run"), std::string::npos) << r.out;
+    EXPECT_NE(unwrapped(r.err).find(source == "history" ? "they varied more than this run's rounds" : "and this run's rounds"),
+              std::string::npos) << r.err;
   }
-  EXPECT_GE(widened_with_prior, 1) << "runs 1-4: the prior widened none of them";
 }

@@ -149,3 +149,59 @@ TEST(Compare, AGraphsCaseMatchesOnlyAGraphsCase) {
   ASSERT_EQ(c.only_in_a.size(), 1u);
   EXPECT_NE(c.only_in_a[0].find("[graphs]"), std::string::npos) << c.only_in_a[0];
 }
+
+namespace {
+RunToRun spread(double sd_log, double dof) {
+  RunToRun r;
+  r.sd_log = sd_log;
+  r.dof = dof;
+  r.widened = true;
+  r.source = "history";
+  return r;
+}
+}  // namespace
+
+// Between two runs the judge is the run-to-run spread: ratio 1.25 when runs vary by 10% is within
+// noise (t(0.995, 24) * sqrt(0.02) = 0.397 > log 1.25 = 0.223); a 30% slowdown when they vary by 3%
+// is not (0.119 < 0.262); 1% when they vary by 0.5% is SAME (the interval lies within +-5%).
+TEST(Compare, BetweenRunsJudgedAgainstTheRunToRunSpread) {
+  CompareOptions o;
+  SampleComparison noisy;
+  noisy.ratio = 1.25;
+  noisy.verdict = Verdict::Slower;
+  judge_between_runs(noisy, spread(0.10, 12), spread(0.10, 12), o);
+  EXPECT_TRUE(noisy.between_runs);
+  EXPECT_EQ(noisy.verdict, Verdict::Uncertain);
+  EXPECT_NE(noisy.reason.find("within run-to-run noise"), std::string::npos) << noisy.reason;
+  EXPECT_NEAR(std::log(noisy.ci_high / 1.25), t_quantile(0.995, 24) * std::sqrt(0.02), 1e-9);
+  EXPECT_GT(noisy.p, 0.01);
+  SampleComparison planted;
+  planted.ratio = 1.30;
+  judge_between_runs(planted, spread(0.03, 12), spread(0.03, 12), o);
+  EXPECT_EQ(planted.verdict, Verdict::Slower);
+  EXPECT_LT(planted.p, 0.01);
+  SampleComparison same;
+  same.ratio = 1.01;
+  judge_between_runs(same, spread(0.005, 12), spread(0.005, 12), o);
+  EXPECT_EQ(same.verdict, Verdict::Same);
+  SampleComparison older;  // a run without a spread (older files): the samples' verdict stays
+  older.ratio = 1.3;
+  older.verdict = Verdict::Slower;
+  judge_between_runs(older, RunToRun{}, spread(0.03, 12), o);
+  EXPECT_FALSE(older.between_runs);
+  EXPECT_EQ(older.verdict, Verdict::Slower);
+}
+
+// compare_runs uses the cases' spreads, and --fail-above follows the verdict.
+TEST(Compare, RunsWithTheirSpreadAreNotSlowerWithinNoise) {
+  SyntheticOptions base, slower = base;
+  slower.slowdown = 1.2;
+  slower.seed = 2;
+  auto a = make_run(base), b = make_run(slower);
+  for (auto* run : {&a, &b})
+    for (auto& c : run->cases) c.run_to_run = spread(0.10, 12);
+  const auto cmp = compare_runs(a, b);
+  ASSERT_FALSE(cmp.cases.empty());
+  for (const auto& c : cmp.cases) EXPECT_EQ(c.result.verdict, Verdict::Uncertain) << c.workload << " " << c.result.reason;
+  EXPECT_TRUE(regressions_beyond(cmp, 0.05).empty());
+}

@@ -566,8 +566,9 @@ TEST(Reports, EachBatchRowShowsItsOwnSpeedup) {
   for (const auto& [batch, speedup] : by_batch) EXPECT_NEAR(speedup, batch == "128" ? 20.0 : 5.0, 0.3) << batch;
 }
 
-// A first run's interval widened by the run-to-run prior: the table's CI column shows the widened
-// interval (the case's stats), while the noisy note keeps the measurement's own precision.
+// A case whose range comes from the named fallback constant (one round, no history): the table's
+// column, headed "next run 95%", shows that range (the case's stats), the note names the constant,
+// and the noisy note keeps the measurement's own precision.
 TEST(Reports, TheCiColumnShowsTheIntervalThePriorWidened) {
   auto run = make_run(SyntheticOptions{.workloads = {"mlp"}});
   run.cases.resize(1);
@@ -577,11 +578,36 @@ TEST(Reports, TheCiColumnShowsTheIntervalThePriorWidened) {
   c.stats.ci_high = 1.8e-3;
   c.relative_ci_half_width = 0.05;  // the rounds' own
   c.noisy = true;
-  c.run_to_run = RunToRun{0, 0, std::log(1.8), true, 0.13, "the CPU: host-bound"};
+  RunToRun rr;
+  rr.half_width_log = std::log(1.8);
+  rr.widened = true;
+  rr.source = "fallback";
+  rr.prior_sd_log = 0.13;
+  rr.prior_basis = "the CPU: host-bound";
+  c.run_to_run = rr;
   run.speedups.clear();
   const auto terminal = render_terminal_report(run);
   EXPECT_NE(terminal.find("-44/+80%"), std::string::npos) << terminal;
   EXPECT_EQ(terminal.find("+-5.0%  "), std::string::npos) << terminal;
   EXPECT_NE(unwrapped(terminal).find("noisy (+-5.0% > 2.0%)"), std::string::npos) << terminal;
-  EXPECT_NE(unwrapped(terminal).find("CI: run-to-run prior"), std::string::npos) << terminal;
+  EXPECT_NE(unwrapped(terminal).find("CI: fallback constant"), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find("next run 95%"), std::string::npos) << terminal;
+}
+
+// The words under the speed-ups: which device is faster and by how much where the range excludes 1;
+// where it does not, that this run cannot tell, and what would narrow it.
+TEST(Reports, SpeedupWordsSayWhichDeviceIsFasterOrThatThisRunCannotTell) {
+  Speedup s{"mlp", "cuda:0", "cpu", 64, "float32", 4.5, 2.0, 10.0};
+  s.widened_by_history = true;
+  EXPECT_EQ(speedup_words(s), "mlp: cuda:0 is faster than the cpu by 4.50x (next run, 2.00x to 10.00x)");
+  s.ratio = 0.5, s.ci_low = 0.4, s.ci_high = 0.6;
+  EXPECT_EQ(speedup_words(s), "mlp: the cpu is faster than cuda:0 by 2.00x (next run, 0.40x to 0.60x)");
+  s.ratio = 1.16, s.ci_low = 0.9, s.ci_high = 1.5;
+  const auto cannot = speedup_words(s);
+  EXPECT_NE(cannot.find("this run cannot tell whether cuda:0 or the cpu is faster"), std::string::npos) << cannot;
+  EXPECT_NE(cannot.find("--graphs"), std::string::npos) << cannot;
+  EXPECT_NE(cannot.find("--rounds"), std::string::npos) << cannot;
+  EXPECT_EQ(speedup_interval_name({s}), "next run 95%");
+  s.widened_by_history = false;
+  EXPECT_EQ(speedup_interval_name({s}), "95% CI");
 }

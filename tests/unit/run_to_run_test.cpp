@@ -1,9 +1,12 @@
-// Run to run: the spread of a case's median over earlier runs in the history widens the
-// next-run interval (analysis/run_to_run).
+// Run to run: the next run's range of a case's median, from this host's history pooled over cases
+// of a kind and from this run's rounds (analysis/run_to_run), and its calibration on simulated
+// machines.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "analysis/run_to_run.h"
@@ -12,312 +15,179 @@
 namespace accelbench {
 namespace {
 
-CaseResult ok_case(const std::string& workload, const std::string& device, double median, double rel_half) {
+// An ok case whose rounds' medians are `rounds` (seconds); its median is theirs.
+CaseResult case_with_rounds(const std::string& workload, const std::string& device, std::vector<double> rounds) {
   CaseResult c;
   c.spec.workload = workload;
   c.spec.device = device;
   c.spec.dtype = "float32";
   c.spec.batch_size = 64;
-  c.spec.threads = 16;
-  c.stats.n = 100;
-  c.stats.median = median;
-  c.stats.ci_low = median * (1 - rel_half);
-  c.stats.ci_high = median * (1 + rel_half);
-  c.relative_ci_half_width = c.stats.ci_half_width_relative();
-  c.ci_target = 0.02;
+  c.spec.threads = 2;
+  for (double m : rounds) c.rounds.push_back(RoundResult{m, 10});
+  std::sort(rounds.begin(), rounds.end());
+  const auto n = rounds.size();
+  c.stats.median = n % 2 ? rounds[n / 2] : (rounds[n / 2 - 1] + rounds[n / 2]) / 2;
+  c.stats.n = 10 * n;
+  c.stats.ci_low = c.stats.median * 0.99;
+  c.stats.ci_high = c.stats.median * 1.01;
+  c.relative_ci_half_width = 0.01;
   return c;
 }
 
-CaseHistoryPoint point(std::int64_t run_id, const CaseResult& c, double median, const std::string& host = "h",
-                       const std::string& torch = "2.11.0") {
+CaseHistoryPoint point(std::int64_t run_id, const CaseResult& c, double median, const std::string& host = "h") {
   CaseHistoryPoint p;
   p.run_id = run_id;
   p.host = host;
-  p.torch_version = torch;
+  p.torch_version = "2.13.0";
   p.workload = c.spec.workload;
   p.device = c.spec.device;
   p.dtype = c.spec.dtype;
   p.batch_size = c.spec.batch_size;
   p.threads = c.spec.threads;
-  p.width = c.spec.width;
-  p.checkpoint = c.spec.checkpoint;
   p.graphs = c.spec.graphs;
-  p.n = 100;
+  p.n = 30;
   p.median = median;
   return p;
 }
 
-TEST(RunToRun, NeedsTwoEarlierRunsAndUsesTheirLogSpread) {
-  EXPECT_FALSE(run_to_run_spread(1.0, {}));
-  EXPECT_FALSE(run_to_run_spread(1.0, {1.1}));
-  EXPECT_FALSE(run_to_run_spread(1.0, {1.1, -1.0}));  // a non-positive median is no run
-  const auto r = run_to_run_spread(1.2, {1.0, 1.1});
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->earlier_runs, 2u);
-  const double a = std::log(1.0), b = std::log(1.1), c = std::log(1.2), m = (a + b + c) / 3;
-  const double sd = std::sqrt(((a - m) * (a - m) + (b - m) * (b - m) + (c - m) * (c - m)) / 2);
-  EXPECT_NEAR(r->sd_log, sd, 1e-12);
-  EXPECT_NEAR(r->half_width_log, 4.302653 * sd * std::sqrt(2.0), 1e-5);
-}
-
-// Runs whose log medians vary by sd 10% from run to run: the interval of the current run, from
-// K earlier runs and itself, holds the next run's median in about 95% of simulated series.
-TEST(RunToRun, IntervalCoversTheNextRunInSimulation) {
-  std::mt19937_64 rng(7);
-  std::normal_distribution<double> level(0.0, 0.10);
-  for (std::size_t k : {2u, 4u, 9u}) {
-    int covered = 0;
-    const int trials = 4000;
-    for (int t = 0; t < trials; ++t) {
-      std::vector<double> earlier;
-      for (std::size_t i = 0; i < k; ++i) earlier.push_back(std::exp(level(rng)));
-      const double current = std::exp(level(rng)), next = std::exp(level(rng));
-      const auto r = run_to_run_spread(current, earlier);
-      ASSERT_TRUE(r);
-      covered += std::abs(std::log(next / current)) <= r->half_width_log;
-    }
-    const double coverage = static_cast<double>(covered) / trials;
-    EXPECT_GE(coverage, 0.935) << k << " earlier runs";
-    EXPECT_LE(coverage, 0.985) << k << " earlier runs";
-  }
-}
-
-TEST(RunToRun, EarlierMediansAreTheSameCaseOnTheSameHostAndTorchNewestFirst) {
-  const auto c = ok_case("mlp", "cuda:0", 1e-3, 0.05);
-  auto other_dtype = point(9, c, 5e-3);
-  other_dtype.dtype = "bfloat16";
-  auto other_batch = point(9, c, 6e-3);
-  other_batch.batch_size = 128;
-  auto other_threads = point(9, c, 7e-3);
-  other_threads.threads = 2;
-  auto other_device = point(9, c, 8e-3);
-  other_device.device = "cuda:1";
-  const std::vector<CaseHistoryPoint> history{point(1, c, 1.0e-3), point(2, c, 1.1e-3), point(2, c, 9.9e-3),
-                                              point(3, c, 1.2e-3, "other-host"), point(4, c, 1.3e-3, "h", "2.13.0"),
-                                              other_dtype, other_batch, other_threads, other_device, point(5, c, 1.4e-3)};
-  const auto m = earlier_medians(c, history, "h", "2.11.0");
-  ASSERT_EQ(m.size(), 3u);  // runs 5, 2 (its first case of this kind), 1
-  EXPECT_DOUBLE_EQ(m[0], 1.4e-3);
-  EXPECT_DOUBLE_EQ(m[1], 1.1e-3);
-  EXPECT_DOUBLE_EQ(m[2], 1.0e-3);
-  std::vector<CaseHistoryPoint> many;
-  for (int i = 1; i <= 15; ++i) many.push_back(point(i, c, 1e-3 * i));
-  const auto newest = earlier_medians(c, many, "h", "2.11.0");
-  ASSERT_EQ(newest.size(), kMaxEarlierRuns);
-  EXPECT_DOUBLE_EQ(newest.front(), 15e-3);
-}
-
-TEST(RunToRun, WidensANarrowIntervalAndTheSpeedupButKeepsAWideOne) {
+RunResult run_of(std::vector<CaseResult> cases) {
   RunResult run;
   run.context.host = "h";
-  run.context.torch_version = "2.11.0";
-  run.cases.push_back(ok_case("mlp", "cuda:0", 1.0e-3, 0.02));   // rounds agreed by chance: +-2%
-  run.cases.push_back(ok_case("mlp", "cpu", 5.0e-3, 0.01));
-  run.cases.push_back(ok_case("cnn", "cuda:0", 2.0e-3, 0.50));   // already wider than its history
-  Speedup s;
-  s.workload = "mlp";
-  s.device = "cuda:0";
-  s.baseline_device = "cpu";
-  s.dtype = "float32";
-  s.batch_size = 64;
-  s.ratio = 5.0;
-  s.ci_low = 4.9;
-  s.ci_high = 5.1;
-  run.speedups.push_back(s);
-  std::vector<CaseHistoryPoint> history;  // kOwnHistoryRuns earlier runs: their own spread alone, no prior
-  for (int i = 1; i <= 4; ++i) {
-    history.push_back(point(i, run.cases[0], 1e-3 * (1 + 0.2 * i)));  // 1.2, 1.4, 1.6, 1.8 ms: a moving host
-    history.push_back(point(i, run.cases[1], 5e-3));                   // the CPU did not move
-    history.push_back(point(i, run.cases[2], 2e-3 * (1 + 0.01 * i)));
-  }
-  EXPECT_EQ(apply_run_to_run(run, history), 1u);
-  const auto& mlp = run.cases[0];
-  ASSERT_TRUE(mlp.run_to_run);
-  EXPECT_TRUE(mlp.run_to_run->widened);
-  EXPECT_EQ(mlp.run_to_run->earlier_runs, 4u);
-  EXPECT_FALSE(mlp.run_to_run->uses_prior());
-  EXPECT_NEAR(std::log(mlp.stats.ci_high / mlp.stats.median), mlp.run_to_run->half_width_log, 1e-12);
-  EXPECT_GT(mlp.relative_ci_half_width, 0.3);
-  EXPECT_TRUE(mlp.noisy);
-  EXPECT_NE(mlp.interval_method.find("4 earlier runs"), std::string::npos);
-  // The CPU's runs agree (sd 0 with this run's median equal): its interval stays.
-  ASSERT_TRUE(run.cases[1].run_to_run);
-  EXPECT_FALSE(run.cases[1].run_to_run->widened);
-  EXPECT_DOUBLE_EQ(run.cases[1].stats.ci_low, 5.0e-3 * 0.99);
-  // cnn: +-50% already covers its history's spread.
-  ASSERT_TRUE(run.cases[2].run_to_run);
-  EXPECT_FALSE(run.cases[2].run_to_run->widened);
-  EXPECT_DOUBLE_EQ(run.cases[2].stats.ci_high, 2.0e-3 * 1.5);
-  // The speed-up's interval takes the mlp's run-to-run spread.
-  EXPECT_TRUE(run.speedups[0].widened_by_history);
-  EXPECT_NEAR(std::log(run.speedups[0].ci_high / 5.0), mlp.run_to_run->half_width_log, 1e-9);
+  run.context.torch_version = "2.13.0";
+  run.cases = std::move(cases);
+  return run;
+}
+
+TEST(RunToRun, KindsFollowTheDeviceBusyShare) {
+  EXPECT_EQ(spread_kind("cpu", false, -1), "host-bound");
+  EXPECT_EQ(spread_kind("cpu", false, 0.99), "host-bound");
+  EXPECT_EQ(spread_kind("cuda:0", false, -1), "host-bound");
+  EXPECT_EQ(spread_kind("cuda:0", false, 0.3), "host-bound");
+  EXPECT_EQ(spread_kind("cuda:0", false, 0.7), "partly device-bound");
+  EXPECT_EQ(spread_kind("cuda:0", false, 0.95), "device-bound");
+  EXPECT_EQ(spread_kind("cuda:0", true, 0.95), "graph replay, device-bound");
+}
+
+TEST(RunToRun, FQuantileMatchesTables) {
+  EXPECT_NEAR(f_quantile(0.95, 1, 1), 161.4476, 1e-3);
+  EXPECT_NEAR(f_quantile(0.95, 3, 6), 4.757063, 1e-5);
+  EXPECT_NEAR(f_quantile(0.95, 10, 20), 2.347878, 1e-5);
+  EXPECT_TRUE(std::isnan(f_quantile(0.95, 0, 3)));
+}
+
+TEST(RunToRun, CombineTakesTheHistoryWhereItVariesBeyondTheRounds) {
+  PooledVariance history, rounds;
+  const RunToRunPrior fallback{0.13, "the CPU: host-bound"};
+  const auto none = combine_spread(history, rounds, fallback);  // nothing to learn from: the named constant
+  EXPECT_EQ(none.source, "fallback");
+  EXPECT_DOUBLE_EQ(none.sd_log, 0.13);
+  EXPECT_DOUBLE_EQ(none.dof, kPriorRuns);
+  EXPECT_NE(none.prior_basis.find("H200"), std::string::npos) << none.prior_basis;
+  rounds.add(0.01 * 0.01, 2);
+  rounds.add(0.02 * 0.02, 2);
+  const auto first = combine_spread(history, rounds, fallback);
+  EXPECT_EQ(first.source, "rounds");
+  EXPECT_DOUBLE_EQ(first.dof, 4);
+  EXPECT_NEAR(first.sd_log, std::sqrt((1e-4 + 4e-4) / 2), 1e-12);
+  EXPECT_NEAR(first.half_width_log, t_quantile(0.975, 4) * first.sd_log * std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(first.level_half_width_log, t_quantile(0.975, 4) * first.sd_log, 1e-12);
+  EXPECT_FALSE(first.uses_prior());
+  history.add(0.1 * 0.1, 6);  // 40 times the rounds' variance: beyond F(6, 4) at 95% (6.16)
+  const auto beyond = combine_spread(history, rounds, fallback);
+  EXPECT_EQ(beyond.source, "history");
+  EXPECT_DOUBLE_EQ(beyond.sd_log, 0.1);
+  EXPECT_DOUBLE_EQ(beyond.dof, 6);
+  PooledVariance agreeing;
+  agreeing.add(0.018 * 0.018, 6);  // within what the rounds explain: both pooled, 10 degrees of freedom
+  const auto pooled = combine_spread(agreeing, rounds, fallback);
+  EXPECT_EQ(pooled.source, "history and rounds");
+  EXPECT_DOUBLE_EQ(pooled.dof, 10);
+  EXPECT_NEAR(pooled.sd_log * pooled.sd_log, (6 * 0.018 * 0.018 + 2 * 1e-4 + 2 * 4e-4) / 10, 1e-12);
+}
+
+TEST(RunToRun, AFirstRunPoolsTheRoundsOfItsKindAndTheSpeedupAddsBoth) {
+  auto run = run_of({case_with_rounds("mlp", "cpu", {1.00, 1.10, 1.05}), case_with_rounds("cnn", "cpu", {2.0, 2.1, 1.9}),
+                     case_with_rounds("mlp", "cuda:0", {0.50, 0.52, 0.49})});
+  run.cases[2].device_busy_fraction = 0.3;  // launch-bound: host-bound like the CPU
+  run.speedups.push_back(Speedup{"mlp", "cuda:0", "cpu", 64, "float32", 2.1, 1.0, 4.0});
+  EXPECT_EQ(apply_run_to_run(run, {}), 3u);
+  const auto& a = *run.cases[0].run_to_run;
+  EXPECT_EQ(a.source, "rounds");
+  EXPECT_EQ(a.kind, "host-bound");
+  EXPECT_DOUBLE_EQ(a.dof, 6);  // three cases, three rounds each
+  EXPECT_DOUBLE_EQ(run.cases[1].run_to_run->sd_log, a.sd_log);  // one estimate for the kind
+  EXPECT_NEAR(std::log(run.cases[0].stats.ci_high / run.cases[0].stats.median), a.half_width_log, 1e-12);
+  EXPECT_NEAR(std::log(run.cases[0].stats.median / run.cases[0].stats.ci_low), a.half_width_log, 1e-12);
+  EXPECT_DOUBLE_EQ(run.cases[0].relative_ci_half_width, 0.01);  // the measurement's own precision stays
+  const auto& s = run.speedups[0];
+  EXPECT_TRUE(s.widened_by_history);
+  const double v = 2 * a.sd_log * a.sd_log, t = t_quantile(0.975, 6);
+  EXPECT_NEAR(std::log(s.ci_high / s.ratio), t * std::sqrt(2 * v), 1e-9);
+  EXPECT_NEAR(std::log(s.level_high / s.ratio), t * std::sqrt(v), 1e-9);
   const auto note = run_to_run_note(run);
-  EXPECT_NE(note.find("mlp cuda:0 float32"), std::string::npos) << note;
-  EXPECT_EQ(note.find("cnn"), std::string::npos) << note;
+  EXPECT_NE(note.find("this run's rounds"), std::string::npos) << note;
+  EXPECT_NE(note.find("next run"), std::string::npos) << note;
 }
 
-// --graphs: a graphs case's spread comes from earlier graphs runs only (never the eager case's),
-// and the graphs-over-eager speed-up takes both cases' spreads.
-TEST(RunToRun, AGraphsCaseHasItsOwnHistory) {
-  RunResult run;
-  run.context.host = "h";
-  run.context.torch_version = "2.11.0";
-  run.cases.push_back(ok_case("mlp", "cuda:0", 1.0e-3, 0.02));
-  run.cases.push_back(ok_case("mlp", "cuda:0", 0.12e-3, 0.01));
-  run.cases[1].spec.graphs = true;
-  Speedup s;
-  s.workload = "mlp";
-  s.model = "mlp[graphs]";
-  s.device = s.baseline_device = "cuda:0";
-  s.dtype = "float32";
-  s.batch_size = 64;
-  s.ratio = 1.0 / 0.12;
-  s.ci_low = s.ratio * 0.98;
-  s.ci_high = s.ratio * 1.02;
-  run.graph_speedups.push_back(s);
-  std::vector<CaseHistoryPoint> history;
-  for (int i = 1; i <= 4; ++i) {
-    history.push_back(point(i, run.cases[0], 1e-3 * (1 + 0.3 * i)));  // the eager step moves
-    history.push_back(point(i, run.cases[1], 0.12e-3));                // the graphs step does not
-  }
+TEST(RunToRun, OneEarlierRunOfAnyCaseOfTheKindInformsANewCase) {
+  const auto mlp = case_with_rounds("mlp", "cpu", {1.0, 1.0, 1.0});
+  std::vector<CaseHistoryPoint> history{point(1, mlp, 1.3), point(1, case_with_rounds("cnn", "cpu", {2.0}), 2.0)};
+  history.push_back(point(1, mlp, 1.0, "another-host"));  // another host's runs do not count
+  auto run = run_of({mlp, case_with_rounds("transformer", "cpu", {3.0, 3.0, 3.0})});
   apply_run_to_run(run, history);
-  ASSERT_TRUE(run.cases[0].run_to_run && run.cases[1].run_to_run);
-  EXPECT_TRUE(run.cases[0].run_to_run->widened);
-  EXPECT_FALSE(run.cases[1].run_to_run->widened) << "the eager runs' spread leaked into the graphs case";
-  EXPECT_EQ(run.cases[1].run_to_run->earlier_runs, 4u);
-  EXPECT_TRUE(run.graph_speedups[0].widened_by_history) << "the eager case's spread widens graphs over eager";
+  const auto& t = *run.cases[1].run_to_run;  // a case new to the history
+  EXPECT_EQ(t.source, "history");             // the mlp moved 30% between runs; rounds agreed exactly
+  EXPECT_EQ(t.earlier_runs, 0u);
+  EXPECT_EQ(t.history_cases, 1u);
+  EXPECT_NEAR(t.sd_log, std::fabs(std::log(1.3)) / std::sqrt(2.0), 1e-12);
+  EXPECT_DOUBLE_EQ(t.dof, 1);
+  EXPECT_EQ(run.cases[0].run_to_run->earlier_runs, 1u);
 }
 
-TEST(RunToRun, OneSampleGetsItsOnlyIntervalFromEarlierRuns) {
-  RunResult run;
-  run.context.host = "h";
-  run.context.torch_version = "2.11.0";
-  auto one = ok_case("transformer", "cpu", 14.0, 0);  // a 14 s step: one sample in the time allowed
-  one.stats.n = 1;
-  one.stats.ci_low = one.stats.ci_high = 0;
-  one.relative_ci_half_width = 0;
-  one.noisy = true;
-  run.cases.push_back(one);
-  EXPECT_FALSE(has_interval(run.cases[0]));
-  const std::vector<CaseHistoryPoint> history{point(1, one, 16.0), point(2, one, 13.4)};
-  EXPECT_EQ(apply_run_to_run(run, history), 1u);
-  const auto& c = run.cases[0];
-  ASSERT_TRUE(c.run_to_run);
-  EXPECT_TRUE(has_interval(c));
-  EXPECT_GT(c.stats.ci_low, 0);
-  EXPECT_LT(c.stats.ci_low, 13.4);
-  EXPECT_GT(c.stats.ci_high, 16.0);
-  EXPECT_NEAR(std::log(c.stats.ci_high / 14.0), c.run_to_run->half_width_log, 1e-12);
-}
-
-TEST(RunToRun, ThePriorFollowsTheHostsShareOfTheStep) {
-  auto c = ok_case("mlp", "cpu", 1e-3, 0.02);
-  EXPECT_DOUBLE_EQ(run_to_run_prior(c).sd_log, kHostBoundRunSdLog);
-  c.spec.device = "cuda:0";  // no device-busy figure: host-bound, to be safe
-  EXPECT_DOUBLE_EQ(run_to_run_prior(c).sd_log, kHostBoundRunSdLog);
-  EXPECT_NE(run_to_run_prior(c).basis.find("no device-busy figure"), std::string::npos);
-  c.device_busy_fraction = 0.3;  // launch-bound
-  EXPECT_DOUBLE_EQ(run_to_run_prior(c).sd_log, kHostBoundRunSdLog);
-  c.device_busy_fraction = 0.95;  // the device sets the speed
-  EXPECT_DOUBLE_EQ(run_to_run_prior(c).sd_log, kDeviceBoundRunSdLog);
-  c.device_busy_fraction = 0.7;  // half way between 50% and 90%
-  EXPECT_NEAR(run_to_run_prior(c).sd_log, (kHostBoundRunSdLog + kDeviceBoundRunSdLog) / 2, 1e-12);
-  EXPECT_NE(run_to_run_prior(c).basis.find("device busy 70%"), std::string::npos);
-}
-
-// The pooled spread by hand: nu0 = kPriorRuns pseudo-runs of the prior's variance and the case's own
-// runs, t with nu0 + K degrees of freedom; from kOwnHistoryRuns earlier runs on, the case's own.
-TEST(RunToRun, NextRunSpreadPoolsThePriorWithAFewEarlierRuns) {
-  const RunToRunPrior prior{0.13, "test"};
-  const auto first = next_run_spread(1.0, {}, prior);
-  ASSERT_TRUE(first);
-  EXPECT_TRUE(first->uses_prior());
-  EXPECT_EQ(first->earlier_runs, 0u);
-  EXPECT_NEAR(first->half_width_log, 3.182446 * 0.13 * std::sqrt(2.0), 1e-5);  // t_{0.975, 3}
-  const auto two = next_run_spread(1.2, {1.0, 1.1}, prior);
-  ASSERT_TRUE(two);
-  const double a = std::log(1.0), b = std::log(1.1), c = std::log(1.2), m = (a + b + c) / 3;
-  const double own_var = ((a - m) * (a - m) + (b - m) * (b - m) + (c - m) * (c - m)) / 2;
-  EXPECT_NEAR(two->sd_log, std::sqrt(own_var), 1e-12);
-  const double pooled = std::sqrt((3 * 0.13 * 0.13 + 2 * own_var) / 5);
-  EXPECT_NEAR(two->half_width_log, 2.570582 * pooled * std::sqrt(2.0), 1e-5);  // t_{0.975, 5}
-  const std::vector<double> four{1.0, 1.1, 1.2, 1.3};
-  const auto own = next_run_spread(1.05, four, prior);
-  ASSERT_TRUE(own);
-  EXPECT_FALSE(own->uses_prior());
-  EXPECT_DOUBLE_EQ(own->half_width_log, run_to_run_spread(1.05, four)->half_width_log);
-  EXPECT_FALSE(next_run_spread(0.0, {}, prior));
-  EXPECT_FALSE(next_run_spread(1.0, {}, RunToRunPrior{}));  // no prior, no earlier runs: nothing to say
-}
-
-// Cases whose run-to-run sd is each of the 12 measured on host-bound cases (the prior's own
-// source, kHostBoundRunSdLog): from an empty history and with 1 to 3 earlier runs, the interval
-// holds the next run's median in 93-99.5% of simulated series over that population.
-TEST(RunToRun, ThePriorCoversTheNextRunOverTheMeasuredSpreads) {
-  const std::vector<double> measured{0.181, 0.273, 0.129, 0.074, 0.073, 0.060, 0.106, 0.073, 0.068, 0.156, 0.065, 0.105};
-  std::mt19937_64 rng(11);
-  const RunToRunPrior prior{kHostBoundRunSdLog, "test"};
-  for (std::size_t k : {0u, 1u, 2u, 3u}) {
-    int covered = 0, trials = 0;
-    for (double sd : measured) {
-      std::normal_distribution<double> level(0.0, sd);
-      for (int t = 0; t < 2000; ++t, ++trials) {
-        std::vector<double> earlier;
-        for (std::size_t i = 0; i < k; ++i) earlier.push_back(std::exp(level(rng)));
-        const double current = std::exp(level(rng)), next = std::exp(level(rng));
-        const auto r = next_run_spread(current, earlier, prior);
-        ASSERT_TRUE(r);
-        covered += std::abs(std::log(next / current)) <= r->half_width_log;
-      }
-    }
-    const double coverage = static_cast<double>(covered) / trials;
-    EXPECT_GE(coverage, 0.93) << k << " earlier runs";
-    EXPECT_LE(coverage, 0.995) << k << " earlier runs";
-  }
-}
-
-// A first run: no history, so every case's interval takes the prior of its kind where that is
-// wider than its rounds' (a launch-bound or unknown case: +-59%; a device-bound one: +-1.3%). The
-// noisy flag is the measurement's own and stays; the note says why the intervals are wide.
-TEST(RunToRun, AFirstRunTakesThePrior) {
-  RunResult run;
-  run.context.host = "h";
-  run.cases.push_back(ok_case("mlp", "cuda:0", 1.0e-3, 0.02));  // no busy figure
-  run.cases.push_back(ok_case("transformer", "cuda:0", 27e-3, 0.002));
-  run.cases[1].device_busy_fraction = 0.98;
-  run.cases.push_back(ok_case("cnn", "cuda:0", 2e-3, 0.9));  // wider than the prior already
-  EXPECT_EQ(apply_run_to_run(run, {}), 2u);
-  const double t3 = 3.182446;
-  ASSERT_TRUE(run.cases[0].run_to_run);
-  EXPECT_NEAR(std::log(run.cases[0].stats.ci_high / 1.0e-3), t3 * kHostBoundRunSdLog * std::sqrt(2.0), 1e-5);
-  EXPECT_FALSE(run.cases[0].noisy);
-  EXPECT_NE(run.cases[0].interval_method.find("prior sd 13.0%"), std::string::npos) << run.cases[0].interval_method;
-  EXPECT_NEAR(run.cases[1].stats.ci_half_width_relative(), std::sinh(t3 * kDeviceBoundRunSdLog * std::sqrt(2.0)), 1e-6);
-  EXPECT_LT(run.cases[1].stats.ci_half_width_relative(), 0.02);  // a GPU-bound case keeps +-2% or better
-  EXPECT_NEAR(run.cases[0].relative_ci_half_width, 0.02, 1e-12);  // the measurement's own precision stays
-  EXPECT_FALSE(run.cases[2].run_to_run->widened);
-  EXPECT_DOUBLE_EQ(run.cases[2].stats.ci_high, 2e-3 * 1.9);
+TEST(RunToRun, OneRoundAndNoHistoryTakeTheNamedFallback) {
+  auto run = run_of({case_with_rounds("mlp", "cpu", {1.0}), case_with_rounds("transformer", "cuda:0", {1.0})});
+  run.cases[1].device_busy_fraction = 0.99;
+  apply_run_to_run(run, {});
+  EXPECT_EQ(run.cases[0].run_to_run->source, "fallback");
+  EXPECT_DOUBLE_EQ(run.cases[0].run_to_run->prior_sd_log, kHostBoundRunSdLog);
+  EXPECT_DOUBLE_EQ(run.cases[1].run_to_run->prior_sd_log, kDeviceBoundRunSdLog);
+  EXPECT_EQ(run.cases[1].run_to_run->kind, "device-bound");
   const auto note = run_to_run_note(run);
-  EXPECT_NE(note.find("fewer than 4 earlier runs"), std::string::npos) << note;
-  EXPECT_NE(note.find("mlp cuda:0 float32"), std::string::npos) << note;
-  EXPECT_EQ(note.find("earlier runs in the history varied"), std::string::npos) << note;
+  EXPECT_NE(note.find("fallback constant (sd 13.0%"), std::string::npos) << note;
+  EXPECT_NE(note.find("H200"), std::string::npos) << note;
+}
+
+TEST(RunToRun, MedianOfRoundsVarianceFactor) {
+  EXPECT_DOUBLE_EQ(median_variance_factor(2), 1);
+  EXPECT_NEAR(median_variance_factor(3), 1.346, 1e-3);
+  EXPECT_NEAR(median_variance_factor(50), M_PI / 2, 1e-3);
 }
 
 TEST(RunToRun, TheJsonKeepsTheSpreadAndRefusesANegativeOne) {
-  auto c = ok_case("mlp", "cuda:0", 1.0e-3, 0.02);
-  c.run_to_run = RunToRun{3, 0.1, 0.5, true, 0.13, "the CPU: host-bound"};
-  const nlohmann::json j = c;
-  const auto back = j.get<CaseResult>();
+  auto c = case_with_rounds("mlp", "cpu", {1.0, 1.1});
+  RunToRun r;
+  r.earlier_runs = 3;
+  r.sd_log = 0.1;
+  r.dof = 7;
+  r.half_width_log = 0.5;
+  r.level_half_width_log = 0.35;
+  r.widened = true;
+  r.kind = "host-bound";
+  r.source = "history";
+  r.history_cases = 4;
+  c.run_to_run = r;
+  const auto back = nlohmann::json(c).get<CaseResult>();
   ASSERT_TRUE(back.run_to_run);
   EXPECT_EQ(back.run_to_run->earlier_runs, 3u);
-  EXPECT_DOUBLE_EQ(back.run_to_run->half_width_log, 0.5);
-  EXPECT_TRUE(back.run_to_run->widened);
-  EXPECT_DOUBLE_EQ(back.run_to_run->prior_sd_log, 0.13);
-  EXPECT_EQ(back.run_to_run->prior_basis, "the CPU: host-bound");
-  auto bad = j;
-  bad["run_to_run"]["sd_log"] = -1;
+  EXPECT_DOUBLE_EQ(back.run_to_run->dof, 7);
+  EXPECT_DOUBLE_EQ(back.run_to_run->level_half_width_log, 0.35);
+  EXPECT_EQ(back.run_to_run->source, "history");
+  EXPECT_EQ(back.run_to_run->kind, "host-bound");
+  EXPECT_EQ(back.run_to_run->history_cases, 4u);
+  auto bad = nlohmann::json(c);
+  bad["run_to_run"]["dof"] = -1;
   EXPECT_THROW(bad.get<CaseResult>(), std::exception);
-  auto none = j;
+  auto none = nlohmann::json(c);
   none["run_to_run"] = nullptr;
   EXPECT_FALSE(none.get<CaseResult>().run_to_run);
 }

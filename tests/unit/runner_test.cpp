@@ -65,9 +65,17 @@ TEST(Runner, MeasuresMlpOnCpu) {
   EXPECT_GE(r.steps_per_sample, 1);
   EXPECT_GT(r.spec.threads, 0);
   EXPECT_TRUE(r.memory.peak_rss_bytes.has_value());
-  EXPECT_LE(r.wall_s, 3 + 1.0);  // the allowance bounds the case (plus the last sample)
   ASSERT_FALSE(stages.empty());
   EXPECT_EQ(stages.front(), "build");
+}
+
+// Timing claims run under the `timing` label (not gated by CI: a loaded machine may break them).
+TEST(Timing, RunnerCaseEndsWithinItsAllowance) {
+  auto cpu = open_device("cpu");
+  auto w = make_workload("mlp");
+  const auto r = measure_case({"mlp", "cpu", "float32", 16, 0}, *w, *cpu, quick());
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_LE(r.wall_s, 3 + 1.0);  // the allowance bounds the case (plus the last sample)
 }
 
 TEST(Runner, NanLossStopsTheCaseWithAClearMessage) {
@@ -109,9 +117,9 @@ class PhasedSleepWorkload : public Workload {
   }
 };
 
-// Each phase's time is checked against what that phase really takes (not the sum of the phases
-// against the sample, which is their sum by construction): a phase timed at the wrong boundaries,
-// or recorded under another phase's name, is off by milliseconds.
+// Each phase's time is checked against what that phase really takes: a phase recorded under
+// another phase's name falls below that phase's sleep, and a phase timed across the wrong
+// boundaries makes the phases add up to more than the step they were timed in.
 TEST(Runner, PhasesAreRecordedPerSample) {
   auto cpu = open_device("cpu");
   PhasedSleepWorkload w;
@@ -129,15 +137,33 @@ TEST(Runner, PhasesAreRecordedPerSample) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  // A sleep never ends early; it may end late on a loaded machine (3 ms of slack for the median).
+  // A sleep never ends early; on a loaded machine it may end late, by any amount: the lower bounds
+  // hold everywhere, and the phases are parts of the step they were timed in.
   const double fwd = median(r.phases->forward), bwd = median(r.phases->backward), opt = median(r.phases->optimizer);
   EXPECT_GE(fwd, 0.002);
-  EXPECT_LT(fwd, 0.005);
   EXPECT_GE(bwd, 0.006);
-  EXPECT_LT(bwd, 0.009);
   EXPECT_GE(opt, 0.012);
-  EXPECT_LT(opt, 0.015);
   EXPECT_GE(r.stats.median, 0.020);  // the sample is the whole step
+  for (std::size_t i = 0; i < r.samples.size(); ++i)
+    EXPECT_LE(r.phases->forward[i] + r.phases->backward[i] + r.phases->optimizer[i], r.samples[i] * 1.0001) << i;
+}
+
+// The same phases, each within 3 ms of its sleep (a timing claim: `timing` label).
+TEST(Timing, PhasesEndCloseToTheirSleeps) {
+  auto cpu = open_device("cpu");
+  PhasedSleepWorkload w;
+  auto o = quick();
+  o.settings.phases = true;
+  const auto r = measure_case({"phased", "cpu", "float32", 1, 0}, w, *cpu, o);
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_TRUE(r.phases.has_value());
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  EXPECT_LT(median(r.phases->forward), 0.005);
+  EXPECT_LT(median(r.phases->backward), 0.009);
+  EXPECT_LT(median(r.phases->optimizer), 0.015);
 }
 
 // A workload whose step takes about 1 ms (a sleep), whatever the machine's load.
@@ -170,6 +196,7 @@ TEST(Runner, ShortStepsAreGroupedIntoSamples) {
   o.settings.min_sample_time_s = 0.02;  // about 20 steps of ~1 ms (fewer when sleeps overshoot)
   const auto r = measure_case({"sleepy", "cpu", "float32", 2, 0}, w, *cpu, o);
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_GE(r.steps_per_sample, 4);
+  // Steps of ~1 ms (more when the machine is busy and sleeps overshoot) against 20 ms samples.
+  EXPECT_GE(r.steps_per_sample, 2);
   EXPECT_GE(r.stats.median * r.steps_per_sample, 0.5 * o.settings.min_sample_time_s);
 }

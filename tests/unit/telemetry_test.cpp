@@ -445,15 +445,21 @@ TEST(Sampler, WindowEnergyFromCounterAndPowerIntegralAgree) {
   Sampler s({steady, make_unavailable_source("rapl", "cpu", "no /sys/class/powercap")}, {.hz = 50});
   s.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  const auto outer_begin = std::chrono::steady_clock::now();
   s.mark_window_begin();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   s.mark_window_end(30);
+  const double outer_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - outer_begin).count();
   s.stop();
   EXPECT_FALSE(s.running());
   auto sum = s.summarize({.device_role = "accelerator", .steps_per_epoch = 100, .epochs = 2, .step_mean_s = 0.01,
                           .step_mean_rel_ci = 0.02});
-  EXPECT_GT(sum.samples, 8u);  // ~15 readings at 50 Hz in 0.3 s, boundaries included
-  EXPECT_NEAR(sum.window_s, 0.3, 0.1);
+  // ~15 readings at 50 Hz in 0.3 s, boundaries included; a busy machine may delay the sampler's
+  // ticks, never its boundary readings, so at least those two and one tick between them.
+  EXPECT_GE(sum.samples, 3u);
+  // The window lies between the marks: at least the sleep, at most what the test's clock saw.
+  EXPECT_GE(sum.window_s, 0.3);
+  EXPECT_LE(sum.window_s, outer_s);
   ASSERT_TRUE(sum.energy_j.value);
   // Each reading's time is the middle of its reads: microseconds off the fake's own clock.
   EXPECT_NEAR(*sum.energy_j.value, 100 * sum.window_s, 1e-3 * *sum.energy_j.value);
@@ -493,7 +499,7 @@ TEST(Sampler, StopsPromptlyUnderLoadAndLeavesNoThread) {
     const auto t0 = std::chrono::steady_clock::now();
     s.stop();
     const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(stop_s, 0.5);
+    EXPECT_LT(stop_s, 1.5);  // well before the next tick (2 s): stop() wakes the thread
     EXPECT_EQ(thread_count_settled(before), before);
     EXPECT_GE(steady->reads.load(), 1);
     s.stop();  // idempotent
@@ -892,8 +898,21 @@ TEST(EnergyWindow, SamplerSaysHowLongToKeepStepping) {
   const auto w = s.min_energy_window_s("accelerator");
   s.stop();
   ASSERT_TRUE(w);
-  EXPECT_NEAR(*w, 0.4, 0.08);
+  // Changes are seen at most as often as the counter makes them (every 0.1 s); a busy machine
+  // delays the sampler's ticks and so can only lengthen the window it asks for.
+  EXPECT_GE(*w, 0.3);
   EXPECT_FALSE(s.min_energy_window_s("cpu"));
+}
+
+// The window on a machine whose sampler keeps its 50 Hz (a timing claim: `timing` label).
+TEST(Timing, SamplerEnergyWindowIsFourCounterPeriods) {
+  Sampler s({std::make_shared<SlowCounterSource>()}, {.hz = 50});
+  s.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(550));
+  const auto w = s.min_energy_window_s("accelerator");
+  s.stop();
+  ASSERT_TRUE(w);
+  EXPECT_NEAR(*w, 0.4, 0.08);
 }
 
 TEST(TelemetryJson, EnergyMethodFieldsRoundTripAndOldFilesStillRead) {
