@@ -132,10 +132,10 @@ def markers(d):
 def moment_of(points):
     """Where the command was when killed, from the last test point it passed."""
     if not points:
-        return "before any save or write"
+        return "before any save or write (an earlier history's start-up)"
     last = points[-1]
     return {"save": "inside the save transaction", "remove": "inside the delete transaction",
-            "write": "JSON written, not yet renamed", "create": "new database built, not yet linked",
+            "write": "JSON written, not yet renamed", "create": "after the new database was built, before any save or write",
             "saved": "after a save committed", "removed": "after the delete committed",
             "written": "after a JSON rewrite", }.get(last, last)
 
