@@ -132,7 +132,7 @@ def markers(d):
 def moment_of(points):
     """Where the command was when killed, from the last test point it passed."""
     if not points:
-        return "before any save or write (an earlier history's start-up)"
+        return "before any save or write"
     last = points[-1]
     return {"save": "inside the save transaction", "remove": "inside the delete transaction",
             "write": "JSON written, not yet renamed", "create": "after the new database was built, before any save or write",
