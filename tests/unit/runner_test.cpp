@@ -117,15 +117,26 @@ class PhasedSleepWorkload : public Workload {
   }
 };
 
-// Each phase's time is checked against what that phase really takes: a phase recorded under
-// another phase's name falls below that phase's sleep, and a phase timed across the wrong
-// boundaries makes the phases add up to more than the step they were timed in.
-TEST(Runner, PhasesAreRecordedPerSample) {
+namespace {
+CaseResult measure_phased_sleeps() {
   auto cpu = open_device("cpu");
   PhasedSleepWorkload w;
   auto o = quick();
   o.settings.phases = true;
-  const auto r = measure_case({"phased", "cpu", "float32", 1, 0}, w, *cpu, o);
+  return measure_case({"phased", "cpu", "float32", 1, 0}, w, *cpu, o);
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+}  // namespace
+
+// Each phase's time is checked against what that phase really takes: a phase recorded under
+// another phase's name falls below that phase's sleep, and a phase timed across the wrong
+// boundaries makes the phases add up to more than the step they were timed in.
+TEST(Runner, PhasesAreRecordedPerSample) {
+  const auto r = measure_phased_sleeps();
   ASSERT_TRUE(r.ok()) << r.error;
   ASSERT_TRUE(r.phases.has_value());
   EXPECT_EQ(r.steps_per_sample, 1);
@@ -133,16 +144,11 @@ TEST(Runner, PhasesAreRecordedPerSample) {
   EXPECT_EQ(r.phases->forward.size(), r.samples.size());
   EXPECT_EQ(r.phases->backward.size(), r.samples.size());
   EXPECT_EQ(r.phases->optimizer.size(), r.samples.size());
-  const auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
   // A sleep never ends early; on a loaded machine it may end late, by any amount: the lower bounds
   // hold everywhere, and the phases are parts of the step they were timed in.
-  const double fwd = median(r.phases->forward), bwd = median(r.phases->backward), opt = median(r.phases->optimizer);
-  EXPECT_GE(fwd, 0.002);
-  EXPECT_GE(bwd, 0.006);
-  EXPECT_GE(opt, 0.012);
+  EXPECT_GE(median_of(r.phases->forward), 0.002);
+  EXPECT_GE(median_of(r.phases->backward), 0.006);
+  EXPECT_GE(median_of(r.phases->optimizer), 0.012);
   EXPECT_GE(r.stats.median, 0.020);  // the sample is the whole step
   for (std::size_t i = 0; i < r.samples.size(); ++i)
     EXPECT_LE(r.phases->forward[i] + r.phases->backward[i] + r.phases->optimizer[i], r.samples[i] * 1.0001) << i;
@@ -150,20 +156,12 @@ TEST(Runner, PhasesAreRecordedPerSample) {
 
 // The same phases, each within 3 ms of its sleep (a timing claim: `timing` label).
 TEST(Timing, PhasesEndCloseToTheirSleeps) {
-  auto cpu = open_device("cpu");
-  PhasedSleepWorkload w;
-  auto o = quick();
-  o.settings.phases = true;
-  const auto r = measure_case({"phased", "cpu", "float32", 1, 0}, w, *cpu, o);
+  const auto r = measure_phased_sleeps();
   ASSERT_TRUE(r.ok()) << r.error;
   ASSERT_TRUE(r.phases.has_value());
-  const auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  EXPECT_LT(median(r.phases->forward), 0.005);
-  EXPECT_LT(median(r.phases->backward), 0.009);
-  EXPECT_LT(median(r.phases->optimizer), 0.015);
+  EXPECT_LT(median_of(r.phases->forward), 0.005);
+  EXPECT_LT(median_of(r.phases->backward), 0.009);
+  EXPECT_LT(median_of(r.phases->optimizer), 0.015);
 }
 
 // A workload whose step takes about 1 ms (a sleep), whatever the machine's load.
