@@ -1,7 +1,7 @@
 // The sweep drivers (src/drivers/*_sweep.cpp) without torch and without the binary: a fake
 // measurer returns scripted cases (a point that runs, one out of memory, one that crashes), a fake
 // parity trainer scripted losses, and a recording printer keeps every event. Also the typed sweep
-// records' JSON against stored sweep blocks (tests/data/sweep-records).
+// records' JSON against stored sweep blocks (tests/data/sweep-records.json).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -392,36 +392,32 @@ TEST(SweepDrivers, CrossoverAFailedCaseLeavesItsPointWithoutASpeedup) {
 
 // ---- the records' JSON --------------------------------------------------------------------------
 
-// Each stored sweep block (tests/data/sweep-records: the sweep blocks of H200 and 2-core CPU runs)
-// reads into its record and writes back the same block.
+// Each stored sweep block (tests/data/sweep-records.json: the sweep blocks of H200 and 2-core CPU
+// runs, each under the name of the run it came from) reads into its record and writes back the same
+// block.
 TEST(SweepRecords, StoredSweepBlocksReadAndWriteBackUnchanged) {
-  const auto root = std::filesystem::path(ACCELBENCH_TEST_DATA) / "sweep-records";
-  ASSERT_TRUE(std::filesystem::exists(root)) << root;
+  const auto file = std::filesystem::path(ACCELBENCH_TEST_DATA) / "sweep-records.json";
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file;
+  const json stored = json::parse(in);
+  ASSERT_TRUE(stored.is_object()) << file;
   int read = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    json doc;
-    try {
-      doc = json::parse(in);
-    } catch (const json::exception&) {
-      continue;
-    }
-    if (!doc.is_object() || !doc.contains("sweep")) continue;
+  for (const auto& [name, doc] : stored.items()) {
+    ASSERT_TRUE(doc.is_object() && doc.contains("sweep")) << name;
     const auto sweep = sweep_from_document(doc);
-    ASSERT_TRUE(sweep) << entry.path();
+    ASSERT_TRUE(sweep) << name;
     const json back = sweep_to_json(*sweep);
     const json& expected = doc.at("sweep");
-    // What the file has comes back the same; a key written since (the older files lack the
+    // What the file has comes back the same; a key written since (the older blocks lack the
     // parity threshold and floor, a parity's skipped steps) may be added, nothing else.
     for (const auto& op : json::diff(expected, back)) {
       const auto path = op.at("path").get<std::string>();
       const bool newer_key = op.at("op") == "add" && (path.rfind('/') == 0 || path.ends_with("/skipped_steps"));
-      EXPECT_TRUE(newer_key) << entry.path() << ": " << op.dump();
+      EXPECT_TRUE(newer_key) << name << ": " << op.dump();
     }
     ++read;
   }
-  EXPECT_GT(read, 5);
+  EXPECT_EQ(read, 8);
 }
 
 TEST(SweepRecords, MalformedBlocksThrow) {
