@@ -105,16 +105,6 @@ TEST(TextInput, ReadsAndRejectsBadFiles) {
 using namespace accelbench;
 using namespace accelbench::testing;
 
-namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
 
 TEST(IdxReader, ReadsGzipAndPlain) {
   TempDir dir;
