@@ -8,7 +8,7 @@ ARGS        ?=
 # Point at another libtorch with TORCH_PREFIX=/path/to/libtorch (skips the .venv torch).
 TORCH_PREFIX ?=
 
-.PHONY: all setup configure build run test test-timing test-all clean fuzz test-asan install
+.PHONY: all setup configure build run test test-timing test-all clean fuzz test-asan test-replay test-sanitizers install
 
 all: build
 
@@ -36,10 +36,12 @@ PREFIX ?= /usr/local
 install: build
 	cmake --install $(BUILD) --prefix "$(PREFIX)"
 
-# Fast tests (units + end-to-end through the binary); slow and GPU tests are behind labels.
+# Fast tests (units + end-to-end through the binary); slow and GPU tests are behind labels. Then the
+# sanitizer step (test-sanitizers): the torch-free units and the fuzzers' saved inputs under ASan + UBSan.
 test: build
 	@bash scripts/setup.sh --tests
 	cd $(BUILD) && ctest --output-on-failure --timeout 600 -LE 'slow|gpu|timing'
+	@$(MAKE) --no-print-directory test-sanitizers
 
 # Wall-clock claims (label `timing`): meaningful on a quiet machine only, so CI does not gate on them.
 test-timing: build
@@ -71,22 +73,39 @@ fuzz:
 	  grep -E "^#[0-9]+.*DONE|stat::number_of_executed_units" build-fuzz/fuzz_$$t.log | tail -2; \
 	done
 
-# The unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, in build-asan/. By default only
-# the torch-free unit tests (ASAN_TESTS): building the torch targets under ASan takes very long on a
-# small machine. Add unit_torch_tests to ASAN_TESTS to include them.
+# The unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, in build-asan/ (g++ by default:
+# ASAN_CXX). By default only the torch-free unit tests (ASAN_TESTS): building the torch targets under
+# ASan takes very long on a small machine. Add unit_torch_tests to ASAN_TESTS to include them.
 ASAN_TESTS ?= unit_core_tests unit_telemetry_tests unit_results_tests unit_profile_tests
-test-asan:
+ASAN_CXX   ?= g++
+FUZZ_REPLAYS = replay_idx replay_cifar replay_text replay_results_json replay_parsers replay_history
+build-asan/build.ninja:
 	@if [ -z "$(TORCH_PREFIX)" ] && [ ! -x "$(PYTHON)" ]; then $(MAKE) --no-print-directory setup; fi
 	@prefix="$(TORCH_PREFIX)"; \
 	if [ -z "$$prefix" ]; then prefix=$$($(PYTHON) -c 'import torch; print(torch.utils.cmake_prefix_path)'); fi; \
+	launcher=""; if command -v ccache >/dev/null 2>&1; then launcher="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"; fi; \
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_PREFIX_PATH="$$prefix" -DACCELBENCH_PCH=OFF \
+	  -DCMAKE_CXX_COMPILER=$(ASAN_CXX) $$launcher -DACCELBENCH_FUZZ_REPLAY=ON \
 	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1" \
 	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+
+test-asan: build-asan/build.ninja
 	@cmake --build build-asan --target $(ASAN_TESTS)
 	@set -e; for t in $(ASAN_TESTS); do \
 	  echo "== $$t (ASan + UBSan)"; \
-	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ./build-asan/tests/$$t; \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    ./build-asan/tests/$$t --gtest_brief=1; \
 	done
+
+# The fuzz targets' saved inputs (fuzz/corpus/, tests/data/fuzz/) replayed once each under ASan +
+# UBSan, without libFuzzer (fuzz/replay_main.cpp), linked with build-asan/'s torch-free library.
+test-replay: build-asan/build.ninja
+	@grep -q '^ACCELBENCH_FUZZ_REPLAY:BOOL=ON' build-asan/CMakeCache.txt || cmake -B build-asan -DACCELBENCH_FUZZ_REPLAY=ON >/dev/null
+	@cmake --build build-asan --target $(FUZZ_REPLAYS)
+	cd build-asan && ctest --output-on-failure -L fuzz-replay
+
+# The sanitizer step of `make test`: test-asan, then test-replay.
+test-sanitizers: test-asan test-replay
 
 clean:
 	rm -rf $(BUILD)

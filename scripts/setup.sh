@@ -12,12 +12,19 @@ cd "$(dirname "$0")/.."
 # `make run` and `make build` call it without: running needs neither.
 debs=(libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev libgtest-dev zlib1g-dev
       dataset-fashion-mnist ninja-build cmake g++ python3-venv)
+# The sanitizer step of `make test` (make test-sanitizers) needs g++'s ASan and UBSan runtimes
+# (libasan, libubsan: Debian's g++ brings them); a g++ without them gets Debian's g++.
 if [[ ${1:-} == --tests ]]; then debs+=(chromium man-db); fi
+sanitizers_missing() {
+  [[ ${1:-} == --tests ]] && command -v g++ >/dev/null 2>&1 &&
+    ! echo 'int main() { return 0; }' | g++ -fsanitize=address,undefined -x c++ - -o /dev/null 2>/dev/null
+}
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${debs[@]}"; do
     # cmake/g++ may come from elsewhere (pip, pyenv): only ask apt when the command is absent too
-    case $p in cmake|g++) command -v "$p" >/dev/null 2>&1 && continue ;; esac
+    case $p in cmake) command -v "$p" >/dev/null 2>&1 && continue ;; esac
+    case $p in g++) command -v "$p" >/dev/null 2>&1 && ! sanitizers_missing "${1:-}" && continue ;; esac
     case $p in python3-venv) python3 -c 'import venv, ensurepip' 2>/dev/null && continue ;; esac
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done

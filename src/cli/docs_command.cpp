@@ -11,6 +11,7 @@
 #include "cli/help_format.h"
 #include "cli/shell_docs.h"
 #include "core/build_info.h"
+#include "core/errors.h"
 #include "core/safe_write.h"
 #include "engine/engine.h"
 
@@ -25,13 +26,17 @@ void add_docs_command(CLI::App& app, Action& action) {
       const auto commands = document_commands(app);
       const auto models = engine::workload_names();
       const std::filesystem::path dir(*out);
+      std::error_code ec;
+      if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+        throw UsageError(fmt::format("_docs: --out {} is not a folder", *out));
       const std::pair<const char*, std::string> files[] = {
           {"man/man1/accelbench.1", render_man_page(commands, accelbench_version(), environment_help())},
           {"bash-completion/completions/accelbench", render_bash_completion(commands, models)},
           {"zsh/site-functions/_accelbench", render_zsh_completion(commands, models)},
           {"fish/vendor_completions.d/accelbench.fish", render_fish_completion(commands)}};
       for (const auto& [name, text] : files) {
-        std::filesystem::create_directories((dir / name).parent_path());
+        if (std::filesystem::create_directories((dir / name).parent_path(), ec); ec)
+          throw UsageError(fmt::format("_docs: --out {}: cannot create {}: {}", *out, (dir / name).parent_path().string(), ec.message()));
         write_file_atomically((dir / name).string(), text);
       }
       return 0;

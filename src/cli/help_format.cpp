@@ -30,6 +30,8 @@ const char* environment_help() {
   return "Environment:\n"
          "  ACCELBENCH_DB            history database (default: $XDG_DATA_HOME/accelbench/history.db,\n"
          "                           else ~/.local/share/accelbench/history.db); --db overrides it\n"
+         "  ACCELBENCH_DB_WAIT       seconds a command waits for a history another process is writing\n"
+         "                           (default 60), then says what was not stored\n"
          "  ACCELBENCH_FASHION_MNIST folder with the Fashion-MNIST IDX files (mlp, cnn, dcgan); --data-dir\n"
          "                           overrides it\n"
          "  XDG_DATA_HOME            where the history lives when ACCELBENCH_DB is not set\n"

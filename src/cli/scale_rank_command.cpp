@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "cli/commands.h"
+#include "cli/request_checks.h"
 #include "core/errors.h"
 #include "engine/engine.h"
 
@@ -19,6 +20,7 @@ int execute_scale_rank(const std::string& request_json, const std::string& out) 
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("_scale-rank: bad --request-json: {}", e.what()));
   }
+  check_scale_rank_request(request);
   auto rv = rendezvous_from_env();
   rv.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(request.collective_timeout_s * 1000));
   const auto m = engine::run_scale_rank(request, rv, out);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <optional>
 
 #include "core/errors.h"
+#include "core/test_points.h"
 
 namespace accelbench {
 
@@ -104,7 +106,9 @@ void replace_atomically(const std::string& original, const Resolved& r, std::str
   const std::string name = r.path.filename().string();
   if (name.empty() || name == "." || name == "..")
     throw UsageError(fmt::format("cannot write {}: not a file name", original));
-  std::string tmpl = (dir / fmt::format(".{}.tmp.XXXXXX", name)).string();
+  const std::string prefix = fmt::format(".{}.tmp.", name);
+  remove_stale_temporaries(dir.string(), prefix);  // a killed writer's (SIGKILL leaves it no time to remove it)
+  std::string tmpl = (dir / fmt::format("{}{}.XXXXXX", prefix, ::getpid())).string();
   const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
@@ -151,6 +155,7 @@ void replace_atomically(const std::string& original, const Resolved& r, std::str
                                  "being written; left as it is",
                                  original, r.path.string()));
   }
+  test_point("write");
   if (::rename(tmp.c_str(), r.path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
@@ -160,6 +165,7 @@ void replace_atomically(const std::string& original, const Resolved& r, std::str
     ::fsync(dfd);  // the rename itself reaches the disk
     ::close(dfd);
   }
+  test_point("written");
 }
 
 std::string parent_of(const fs::path& p) {
@@ -251,6 +257,23 @@ int remove_tree_entry(const char* path, const struct stat*, int kind, struct FTW
   return rc == 0 || errno == ENOENT ? 0 : -1;
 }
 }  // namespace
+
+std::size_t remove_stale_temporaries(const std::string& dir, const std::string& prefix) {
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const char* digits = name.c_str() + prefix.size();
+    char* after = nullptr;
+    const long pid = std::strtol(digits, &after, 10);
+    if (after == digits || pid <= 0 || (*after != '\0' && *after != '.')) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to ask
+    std::error_code rm;
+    if (fs::is_regular_file(it->symlink_status(rm)) && fs::remove(it->path(), rm)) ++removed;
+  }
+  return removed;
+}
 
 bool remove_tree(const std::string& path) {
   struct stat st{};

@@ -11,6 +11,7 @@
 //     place: it is never replaced by a regular file;
 //   - a directory is refused, with one line.
 // It only ever renames a temporary file it created itself.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,12 @@ void check_output_path(const std::string& path, const char* option);
 // directory gives "... is a directory", a device node or FIFO "... is not a regular file".
 // `what` names it in the message (e.g. "IDX file", "--text file"). Throws UsageError.
 void check_regular_input_file(const std::string& path, const char* what);
+
+// The temporary files of writers that were killed (SIGKILL, power loss) before they could remove
+// them: the regular files in `dir` named `prefix` + a process id (+ anything after a '.') whose
+// process no longer exists. write_file_atomically names its temporaries ".NAME.tmp.PID.XXXXXX" and
+// calls it for ".NAME.tmp."; the history store for its ".NAME.new-" files. Returns how many it removed.
+std::size_t remove_stale_temporaries(const std::string& dir, const std::string& prefix);
 
 // Removes a folder of this program's own making and everything under it (symlinks themselves, never
 // what they point to), with POSIX calls (nftw, unlink, rmdir), not std::filesystem::remove_all: the

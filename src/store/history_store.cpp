@@ -20,6 +20,8 @@
 #include <thread>
 
 #include "core/errors.h"
+#include "core/safe_write.h"
+#include "core/test_points.h"
 
 namespace accelbench {
 
@@ -268,19 +270,32 @@ void migration2_data(sqlite3* db, const std::string& path) {
   }
 }
 
-// Runs `attempt` until it does not hit a busy database, for at most a minute, with short random
+// How long a store waits for a database another process holds: $ACCELBENCH_DB_WAIT seconds (0 to
+// 3600), else a minute.
+double busy_wait_s() {
+  if (const char* w = std::getenv("ACCELBENCH_DB_WAIT"); w && *w) {
+    char* end = nullptr;
+    const double s = std::strtod(w, &end);
+    if (end != w && *end == '\0' && s >= 0 && s <= 3600) return s;
+  }
+  return 60;
+}
+
+// Runs `attempt` until it does not hit a busy database, for at most busy_wait_s(), with short random
 // pauses. `rollback` is called after each busy failure.
 template <class F, class R>
 auto with_busy_retry(const std::string& path, F&& attempt, R&& rollback) {
   static thread_local std::mt19937 rng{std::random_device{}()};
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const double wait_s = busy_wait_s();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
   for (;;) {
     try {
       return attempt();
     } catch (const BusyError& e) {
       rollback();
       if (std::chrono::steady_clock::now() > deadline)
-        throw std::runtime_error(fmt::format("history database {} stayed locked for a minute: {}", path, e.what()));
+        throw std::runtime_error(fmt::format("history database {} stayed locked by another process for {} s: {}", path,
+                                             wait_s, e.what()));
       std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 45));
     }
   }
@@ -390,6 +405,7 @@ void create_whole(const std::string& path, const fs::path& folder, int target_ve
     fs::remove(tmp, ec);
     throw;
   }
+  test_point("create");
   if (::link(tmp.c_str(), path.c_str()) != 0 && errno != EEXIST) {
     // A file system without hard links: a rename, unless another process created the database meanwhile.
     if (!fs::exists(path, ec)) fs::rename(tmp, path, ec);
@@ -410,6 +426,9 @@ namespace {
 std::string check_or_create_database_file(const std::string& path, int target_version) {
   auto fail = [&](const std::string& what) { throw UsageError(fmt::format("history database {}: {}", path, what)); };
   std::error_code ec;
+  // What a creator killed mid-way left beside the database (create_whole's ".NAME.new-PID").
+  const auto folder = fs::path(path).parent_path();
+  remove_stale_temporaries(folder.empty() ? "." : folder.string(), fmt::format(".{}.new-", fs::path(path).filename().string()));
   if (fs::exists(path, ec)) {
     if (fs::is_directory(path, ec)) fail("is a directory, not a database file");
     if (!fs::is_regular_file(path, ec)) fail("is not a regular file (a device, FIFO or socket)");
@@ -507,7 +526,7 @@ void HistoryStore::open_and_migrate(int target_version) {
     // immutable file (nobody can write it through this folder either).
     reopen_database_immutable_when_needed(db_, path_, read_only_reason_);
   }
-  sqlite3_busy_timeout(db_, 30000);
+  sqlite3_busy_timeout(db_, static_cast<int>(std::min(30.0, busy_wait_s()) * 1000));
   sqlite3_extended_result_codes(db_, 1);
 
   // What is in it? (reads only)
@@ -714,7 +733,9 @@ StoredRunRef HistoryStore::save_run_once(const RunResult& run, const nlohmann::j
     insert_case_rows(db_, path_, run, ref.id, doc_cases, version);
     if (version >= 2) insert_speedup_rows(db_, path_, run, ref.id);
     check_cases_read_back(db_, path_, run, ref.id);
+    test_point("save");
     exec("COMMIT");
+    test_point("saved");
     return ref;
   } catch (const BusyError&) {
     throw;  // rolled back and retried by save_run
@@ -778,7 +799,9 @@ std::size_t HistoryStore::remove_runs(const std::vector<std::int64_t>& ids) {
         d.run();
         removed += static_cast<std::size_t>(sqlite3_changes(db_));
       }
+      test_point("remove");
       exec("COMMIT");
+      test_point("removed");
     } catch (...) {
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
       throw;

@@ -6,7 +6,8 @@ Usage: bad_input_matrix.py BINARY [-j JOBS] [-k SUBSTRING] [-v] [--permission-ca
 Every option of every command with out-of-range, malformed, empty and huge values; every file
 argument as a missing file, a directory, a device, a symlink (dangling, to a directory), unwritable,
 truncated and corrupt; SIGINT/SIGTERM at several moments of a short real CPU run; two concurrent
-runs on one history database. Each case asserts
+runs on one history database; the hidden commands' JSON requests with each field out of range. Each
+case asserts
 
   - the exit code: 2 for usage errors, non-zero for other failures, never a signal;
   - stderr: the refusal is one line of accelbench's own ("accelbench: ..."), naming the option or
@@ -675,6 +676,75 @@ def file_cases(is_root):
     return cases
 
 
+# ---- the hidden commands ---------------------------------------------------------------------------
+
+# A valid `_measure-case` request: mlp on the CPU at batch 8, synthetic data, a short stopping rule.
+MEASURE_REQUEST = {"spec": {"workload": "mlp", "device": "cpu", "dtype": "float32", "batch_size": 8, "threads": 0},
+                   "measure": {"inputs": {"synthetic_forced": True},
+                               "settings": {"ci_target": 0.5, "min_samples": 3, "min_time_s": 0.05, "max_time_s": 2,
+                                            "telemetry": False}}}
+SCALE_REQUEST = {"workload": "mlp", "dtype": "float32", "batch_size": 8, "bucket_mb": 25, "collective_timeout_s": 10,
+                 "options": {"inputs": {"synthetic_forced": True}, "settings": {"max_time_s": 2, "telemetry": False}}}
+# (where in the request, key, bad value, the words the message must hold)
+MEASURE_FAULTS = [
+    ("spec", "batch_size", 0, ["batch"]), ("spec", "batch_size", -1, ["batch"]), ("spec", "batch_size", 16777217, ["batch"]),
+    ("spec", "batch_size", "8", ["request"]), ("spec", "threads", -1, ["threads"]), ("spec", "threads", 100000, ["threads"]),
+    ("spec", "workload", "nope", ["model"]), ("spec", "workload", "", ["model"]), ("spec", "device", "tpu", ["device"]),
+    ("spec", "device", "cpu,cpu", ["device"]), ("spec", "device", "", ["device"]), ("spec", "dtype", "float64", ["precision"]),
+    ("spec", "width", -1, ["width"]), ("settings", "max_time_s", -1, ["max_time_s"]),
+    ("settings", "min_time_s", -1, ["min_time_s"]), ("settings", "min_sample_time_s", -0.5, ["min_sample_time_s"]),
+    ("settings", "ci_target", 0, ["ci-target"]), ("settings", "min_samples", 0, ["min-samples"]),
+    ("settings", "confidence", 2, ["confidence"]), ("settings", "telemetry_hz", 0, ["telemetry_hz"]),
+    ("settings", "epochs", 0, ["epochs"]), ("settings", "epoch_repeats", -1, ["epoch_repeats"]),
+    ("settings", "max_warmup_fraction", 1.5, ["max_warmup_fraction"]), ("inputs", "seq_len", 0, ["seq-len"]),
+    ("inputs", "workers", -5, ["workers"]), ("inputs", "variant", "nope", ["variant"]),
+]
+SCALE_FAULTS = [
+    (None, "batch_size", 0, ["batch"]), (None, "workload", "nope", ["model"]), (None, "dtype", "float64", ["precision"]),
+    (None, "bucket_mb", 0, ["bucket_mb"]), (None, "bucket_mb", -1, ["bucket_mb"]),
+    (None, "collective_timeout_s", -1, ["collective_timeout_s"]), ("settings", "max_time_s", -1, ["max_time_s"]),
+    ("settings", "min_samples", 0, ["min-samples"]), ("inputs", "seq_len", 0, ["seq-len"]),
+]
+
+
+def with_fault(request, where, key, value):
+    r = json.loads(json.dumps(request))
+    target = r if where is None else r["spec"] if where == "spec" else None
+    if target is None:
+        options = r["measure"] if "measure" in r else r["options"]
+        target = options.setdefault(where, {})
+    target[key] = value
+    return json.dumps(r)
+
+
+def hidden_cases():
+    """The hidden commands (`_measure-case`, `_scale-rank`, `_docs`) refuse bad requests as the public ones do."""
+    mc = lambda spec, out="{d}/mc.json": ["_measure-case", "--spec-json", spec, "--out", out]
+    # A rank's environment: were a bad request measured, it would wait for no peer, not fail at once.
+    rank_env = {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29533"}
+    sr = lambda req: ["_scale-rank", "--request-json", req, "--out", "{d}/rank.json"]
+    cases = [Case("_measure-case: a valid request measures", mc(json.dumps(MEASURE_REQUEST)), expect="ok",
+                  changes={"mc.json"}, timeout=120),
+             # A sweep's last point may have no time left: max_time_s 0 takes the floor samples only.
+             Case("_measure-case: max_time_s 0 measures the floor samples",
+                  mc(with_fault(MEASURE_REQUEST, "settings", "max_time_s", 0)), expect="ok", changes={"mc.json"},
+                  timeout=120),
+             Case("_measure-case --spec-json not JSON", mc("{batch"), words=["json"]),
+             Case("_measure-case --spec-json a list", mc("[]"), words=["request"]),
+             Case("_measure-case --out in a missing folder", mc(json.dumps(MEASURE_REQUEST), "{d}/none/mc.json"),
+                  words=["out"]),
+             Case("_measure-case --out a directory", mc(json.dumps(MEASURE_REQUEST), "{d}/idx"), words=["out"]),
+             Case("_scale-rank --request-json not JSON", sr("{"), words=["request"], env=rank_env),
+             Case("_docs --out a file", ["_docs", "--out", "{run_json}"], words=["out"])]
+    for where, key, value, words in MEASURE_FAULTS:
+        cases.append(Case(f"_measure-case {key} {json.dumps(value)}", mc(with_fault(MEASURE_REQUEST, where, key, value)),
+                          words=words))
+    for where, key, value, words in SCALE_FAULTS:
+        cases.append(Case(f"_scale-rank {key} {json.dumps(value)}", sr(with_fault(SCALE_REQUEST, where, key, value)),
+                          words=words, env=rank_env))
+    return cases
+
+
 # ---- signals and concurrent writers ---------------------------------------------------------------
 
 SIGNAL_RUN = ["run", "--models", "mlp", "--devices", "cpu", "--dtype", "float32,bfloat16,float16", "--quick",
@@ -841,6 +911,7 @@ def main():
         runner = Runner(binary, fixtures, root)
         cases, uncovered = option_cases(binary)
         cases += file_cases(os.geteuid() == 0)
+        cases += hidden_cases()
         cases = [c for c in cases if a.filter in c.name]
         if a.permission_cases != "include":
             only = a.permission_cases == "only"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -298,6 +299,27 @@ TEST(SafeWrite, RegularFileReplacedAtomicallyKeepingItsMode) {
   ASSERT_EQ(::stat(p.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0640u);
   EXPECT_EQ(entries(dir.path), 1u) << "no temporary left";
+}
+
+// A writer killed with SIGKILL between creating its temporary and renaming it leaves the temporary;
+// the next write of the same file removes it (its process is gone), never a live writer's.
+TEST(SafeWrite, TemporaryOfAKilledWriterIsRemovedByTheNextWrite) {
+  TempDir dir;
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ASSERT_GT(dead, 0);
+  ::waitpid(dead, nullptr, 0);  // reaped: no process has this id now
+  const auto p = dir.file("out.json");
+  const auto killed = dir.file(".out.json.tmp." + std::to_string(dead) + ".AbCdEf");
+  const auto live = dir.file(".out.json.tmp." + std::to_string(::getppid()) + ".AbCdEf");
+  const auto other = dir.file(".other.json.tmp." + std::to_string(dead) + ".AbCdEf");
+  for (const auto& f : {killed, live, other}) std::ofstream(f) << "{\"half";
+  write_file_atomically(p, "new\n");
+  EXPECT_FALSE(fs::exists(killed));
+  EXPECT_TRUE(fs::exists(live)) << "a running writer's temporary is kept";
+  EXPECT_TRUE(fs::exists(other)) << "another file's temporary is kept";
+  EXPECT_EQ(slurp(p), "new\n");
+  EXPECT_EQ(entries(dir.path), 3u);
 }
 
 TEST(SafeWrite, SymlinkStaysALinkAndItsTargetIsReplaced) {

@@ -95,6 +95,23 @@ TEST_F(StoreTest, NewDatabaseAppearsWholeAndLeavesNothingBeside) {
   EXPECT_EQ(again.schema_version(), kHistorySchemaVersion);
 }
 
+// A creator killed with SIGKILL leaves its ".history.db.new-PID": the next process to open the
+// history removes it (that process is gone), and keeps a running creator's.
+TEST_F(StoreTest, HalfMadeDatabaseOfAKilledCreatorIsRemovedOnOpen) {
+  { HistoryStore store(db()); }
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ASSERT_GT(dead, 0);
+  ::waitpid(dead, nullptr, 0);
+  const auto killed = dir_ / fmt::format(".history.db.new-{}", dead);
+  const auto running = dir_ / fmt::format(".history.db.new-{}", ::getppid());
+  std::ofstream(killed) << "half made";
+  std::ofstream(running) << "being made";
+  HistoryStore store(db());
+  EXPECT_FALSE(fs::exists(killed));
+  EXPECT_TRUE(fs::exists(running));
+}
+
 TEST_F(StoreTest, EveryOlderSchemaMigratesWithItsData) {
   for (int from = 1; from < kHistorySchemaVersion; ++from) {
     const auto path = (dir_ / fmt::format("v{}.db", from)).string();
