@@ -80,9 +80,9 @@ TEST(Cli, QuickRunOnCpuWritesValidJsonForAllThreeModels) {
   accelbench::testing::TempDir dir;
   const auto path = dir.file("run.json");
   // Batch 8 keeps the transformer's CPU steps short; --quick bounds the time. 16 s a case (8 s a
-  // round) holds the floor of 3 samples of a ~1.2 s transformer step on an idle 2-core machine;
-  // with less (the suite's other tests beside it under ctest -j2), a round takes as many as fit, at
-  // least one, so each of the 2 rounds gives one sample or more.
+  // round) holds the floor of 3 samples of a ~1.2 s transformer step on an idle 2-core machine; on
+  // a busy one a round takes as many as fit, at least one, and a round that cannot fit what the
+  // case's time leaves does not start: every case has at least one sample.
   const auto r = run_cli("run --quick --devices cpu --batch-size 8 --max-time-per-case 16 --json " + path);
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("CPU s/epoch"), std::string::npos) << r.out;
@@ -98,7 +98,7 @@ TEST(Cli, QuickRunOnCpuWritesValidJsonForAllThreeModels) {
   for (const auto& c : j["cases"]) {
     models.push_back(c["workload"]);
     EXPECT_EQ(c["status"], "ok") << c["error"];
-    EXPECT_GE(c["samples"].size(), 2u);
+    EXPECT_GE(c["samples"].size(), 1u);
     EXPECT_GT(c["stats"]["median"].get<double>(), 0);
     EXPECT_LE(c["stats"]["ci_low"].get<double>(), c["stats"]["median"].get<double>());
     EXPECT_TRUE(c.contains("loss_before") && c.contains("loss_after"));
