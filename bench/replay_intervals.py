@@ -21,10 +21,68 @@ import os
 import re
 import statistics
 import sys
+from functools import lru_cache
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interval_calibration import calibrate  # noqa: E402
-import stats_small as st  # noqa: E402
+
+# Student's t and F quantiles, standard library only: the regularized incomplete beta function by
+# its continued fraction (Lentz), inverted by bisection.
+def _betacf(a, b, x):
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((a - 1 + m2) * (a + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c
+        h *= d * c
+        aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c
+        h *= d * c
+        if abs(d * c - 1) < 1e-13:
+            break
+    return h
+
+
+def ibeta(x, a, b):
+    """I_x(a, b)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _betacf(a, b, x) / a
+    return 1 - front * _betacf(b, a, 1 - x) / b
+
+
+@lru_cache(maxsize=None)
+def t975(dof):
+    """The 0.975 quantile of Student's t with `dof` degrees of freedom."""
+    lo, hi = 0.0, 1000.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        cdf = 1 - 0.5 * ibeta(dof / (dof + mid * mid), dof / 2, 0.5)
+        lo, hi = (mid, hi) if cdf < 0.975 else (lo, mid)
+    return (lo + hi) / 2
+
+
+@lru_cache(maxsize=None)
+def f95(d1, d2):
+    """The 0.95 quantile of F(d1, d2)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ibeta(mid, d1 / 2, d2 / 2) < 0.95 else (lo, mid)
+    u = (lo + hi) / 2
+    return d2 * u / (d1 * (1 - u))
+
 
 MEDIAN_FACTOR = {1: 1, 2: 1, 3: 1.346, 4: 1.193, 5: 1.434, 6: 1.288, 7: 1.469, 8: 1.350, 9: 1.487, 10: 1.386}
 
@@ -59,17 +117,17 @@ def half_rounds(c, rounds):
     if len(rounds) < 2:
         return None
     r = len(rounds)
-    return st.t975(r - 1) * sd_log(rounds) * math.sqrt(2 / r)
+    return t975(r - 1) * sd_log(rounds) * math.sqrt(2 / r)
 
 
 def half_prior(c, earlier, median):
     meds = earlier[-10:] + [median]
     k = len(meds) - 1
     if k >= 4:
-        return st.t975(k) * sd_log(meds) * math.sqrt(2)
+        return t975(k) * sd_log(meds) * math.sqrt(2)
     s0 = prior_sd(c)
     pooled = math.sqrt((3 * s0 * s0 + k * sd_log(meds) ** 2) / (3 + k))
-    return st.t975(3 + k) * pooled * math.sqrt(2)
+    return t975(3 + k) * pooled * math.sqrt(2)
 
 
 def pooled_halves(run_cases, history):
@@ -93,14 +151,14 @@ def pooled_halves(run_cases, history):
         hw, hd = hist.get(kind, (0.0, 0.0))
         rw, rd = rnd.get(kind, (0.0, 0.0))
         if hd and rd:
-            v, d = (hw / hd, hd) if hw / hd > (rw / rd) * st.f95(hd, rd) else ((hw + rw) / (hd + rd), hd + rd)
+            v, d = (hw / hd, hd) if hw / hd > (rw / rd) * f95(hd, rd) else ((hw + rw) / (hd + rd), hd + rd)
         elif hd:
             v, d = hw / hd, hd
         elif rd:
             v, d = rw / rd, rd
         else:
             v, d = prior_sd(c) ** 2, 3
-        out[k] = st.t975(d) * math.sqrt(2 * v)
+        out[k] = t975(d) * math.sqrt(2 * v)
     return out
 
 

@@ -2,7 +2,8 @@
 # PREFIX=...`) puts
 #   bin/accelbench                                        (finds libtorch through its RPATH)
 #   share/man/man1/accelbench.1                           (man accelbench)
-#   share/accelbench/python/accelbench_worker/            (the Python measurer: --impl python, --py-model)
+#   share/accelbench/python/accelbench_worker/            (the Python measurer, __init__/__main__/worker.py:
+#                                                         --impl python, --py-model)
 #   share/bash-completion/completions/accelbench          (bash)
 #   share/zsh/site-functions/_accelbench                  (zsh)
 #   share/fish/vendor_completions.d/accelbench.fish       (fish)

@@ -76,7 +76,8 @@ DCGAN_FP16_REFUSAL = ("dcgan does not support --dtype float16 (its two optimizer
 
 
 def _channels_last(a) -> bool:
-    """--channels-last; a namespace without it (graphs_cpu_check.py builds its own) means off."""
+    """--channels-last; a namespace without it (the CPU check in git history,
+    1549e6e:bench/python/graphs_cpu_check.py, builds its own) means off."""
     return bool(getattr(a, "channels_last", False))
 
 

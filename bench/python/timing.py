@@ -353,7 +353,7 @@ class GraphedStep:
       host-side before_step (e.g. the learning rate filled into its tensor), replay,
       after_step; returns the static loss tensor(s) the replays write.
 
-    capture=False (any device; used by the CPU check, graphs_cpu_check.py) runs the same
+    capture=False (any device; the CPU check in git history: 1549e6e:bench/python/graphs_cpu_check.py) runs the same
     sequence without a graph: every step after the warm-up calls train_step on the static
     inputs under simulated_capture(), so its losses must follow the eager step's exactly.
     The batches are cycled over warm-up and timed steps alike: step k uses batch k % 8 in

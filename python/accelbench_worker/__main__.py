@@ -56,8 +56,8 @@ def main(argv=None) -> int:
         write_json(a.out, {"python": sys.executable, "python_version": "%d.%d.%d" % sys.version_info[:3],
                            "torch": torch.__version__, "cuda": torch.cuda.is_available()})
         return 0
-    from . import measure
-    from .task import BadInput
+    from . import worker
+    from .worker import BadInput
     try:
         request = json.loads(a.spec_json)
     except ValueError as e:
@@ -65,9 +65,9 @@ def main(argv=None) -> int:
         return 2
     try:
         if a.command == "check":
-            write_json(a.out, {"check": measure.check(request)})
+            write_json(a.out, {"check": worker.check(request)})
         else:
-            write_json(a.out, finite_only(measure.Round(request).run()))
+            write_json(a.out, finite_only(worker.Round(request).run()))
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -1,6 +1,6 @@
 #pragma once
 // The batch-size sweep's decisions, without torch so that they are tested with known answers
-// (tests/unit/sweep_logic_test.cpp): which batch to measure next (doubling, then a bisection after
+// (tests/unit/sweep_drivers_test.cpp): which batch to measure next (doubling, then a bisection after
 // an out-of-memory), the knee, memory sizes as people write them, and a memory limit's checks.
 // See docs/sweeps.md.
 #include <cstdint>

@@ -1,5 +1,6 @@
 #pragma once
-// Named moments for the crash tests (tests/e2e/kill_anywhere.py), which kill the process at each:
+// Named moments for the crash tests (tests/e2e/crash_drivers.py kill-anywhere), which kill the
+// process at each:
 // "create" (a new history database built beside its path, not yet linked into place), "save" and
 // "remove" (inside the transaction that stores a run, or deletes runs, before its COMMIT), "saved"
 // and "removed" (just after it), "write" (an output file written and synced under its temporary

@@ -91,8 +91,12 @@ TEST(PythonCli, BadInputIsOneLineAndExitCodeTwoBeforeAnythingIsTimed) {
   REQUIRE_PYTHON();
   const std::string run = "run --devices cpu --no-save" + python_flag() + " --py-model ";
   const std::string io = " --input 8:float32 --target classes:2";
-  expect_usage_error(run + std::string(PYTHON_MODELS_DIR) + "/import_fails.py:make" + io,
-                     "the module failed to import: ModuleNotFoundError");
+  accelbench::testing::TempDir models;
+  // A module that imports a package no Python has.
+  const auto import_fails = models.file("import_fails.py");
+  std::ofstream(import_fails) << "import torch  # noqa: F401\nimport a_package_that_is_not_installed  # noqa: F401\n\n\n"
+                                 "def make():\n    return None\n";
+  expect_usage_error(run + import_fails + ":make" + io, "the module failed to import: ModuleNotFoundError");
   expect_usage_error(run + kModels + ":raises" + io, "the factory raised RuntimeError: no weights");
   expect_usage_error(run + kModels + ":not_a_module" + io, "not a torch.nn.Module");
   expect_usage_error(run + kModels + ":wrong_shape --input 64:float32 --target classes:4",

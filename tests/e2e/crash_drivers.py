@@ -1,7 +1,31 @@
 #!/usr/bin/env python3
-"""Killed at any moment: SIGKILL sent to `run`, `sweep batch` and `history prune` over their whole life.
+"""The crash drivers against the real binary: `kill-anywhere` (SIGKILL at any moment of `run`,
+`sweep batch` and `history prune`) and `many-writers` (many processes storing into one history).
 
-Usage: kill_anywhere.py BINARY [--kills N] [--seed S] [-v]
+Usage: crash_drivers.py kill-anywhere BINARY [--kills N] [--seed S] [-v]
+       crash_drivers.py many-writers BINARY [--writers 8] [--reps 1] [-v]
+
+Each subcommand's own description follows (KILL_ANYWHERE_DOC, MANY_WRITERS_DOC). Standard library
+only.
+"""
+
+import argparse
+import collections
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+KILL_ANYWHERE_DOC = """Killed at any moment: SIGKILL sent to `run`, `sweep batch` and `history prune` over their whole life.
+
+Usage: crash_drivers.py kill-anywhere BINARY [--kills N] [--seed S] [-v]
 
 Each trial starts one command against a history holding two earlier runs (or, for "run on a new
 database", no history yet) with a complete --json file from an earlier run beside it, and kills it
@@ -33,21 +57,37 @@ And the round's child killed instead of the command: the case is a crashed case,
 Standard library only. Prints a table of the kills by scenario and moment and exits 1 on a failure.
 """
 
-import argparse
-import collections
-import json
-import os
-import random
-import shutil
-import signal
-import sqlite3
-import subprocess
-import sys
-import tempfile
-import time
+MANY_WRITERS_DOC = """Many writers on one history: every run lands exactly once, nothing is lost, nobody waits forever.
+
+Usage: crash_drivers.py many-writers BINARY [--writers 8] [--reps 1] [-v]
+
+Each repetition copies a history holding two earlier runs, then starts WRITERS `accelbench run --quick`
+processes (mlp on the CPU, the smallest budget, each with its own --seed and --json) storing into
+it at once, while `history rm` removes one earlier run and `history prune --older-than` the other,
+again and again, beside them. Afterwards:
+
+  - the database passes PRAGMA integrity_check;
+  - every writer exited 0 and its run (found by its seed) is stored exactly once, with its case; or
+    it exited 1 after a bounded wait for the database, saying so in one line, its run absent from
+    the history and whole in its --json file;
+  - both earlier runs are gone (removed by rm or prune), and no run other than the writers' is left;
+  - no temporary file is left beside the database or the JSON files.
+
+Then a busy database: a run storing into a history that another connection holds in a write
+transaction the whole time, with ACCELBENCH_DB_WAIT=2, must exit 1 with one line saying the run
+was not stored, keep its cases in --json, and store nothing.
+
+Standard library only. Prints one line per repetition and `many writers: R repetitions, W runs
+stored once each, F failures`; exits 1 on a failure.
+"""
+
+FORBIDDEN = ("terminate called", "Segmentation fault", "core dumped", "Aborted", "what():", "AddressSanitizer")
+
+
+# ---- kill-anywhere ------------------------------------------------------------------------------
 
 QUICK = ["--no-telemetry", "--synthetic", "--threads", "1"]
-RUN = ["run", "--models", "mlp", "--devices", "cpu", "--dtype", "float32,bfloat16", "--quick", "--rounds", "2",
+KILL_RUN = ["run", "--models", "mlp", "--devices", "cpu", "--dtype", "float32,bfloat16", "--quick", "--rounds", "2",
        "--max-time-per-case", "1s", "--budget", "4s", "--min-time", "0.1s", "--parity-steps", "0",
        "--no-progress"] + QUICK
 SWEEP = ["sweep", "batch", "--model", "mlp", "--device", "cpu", "--from", "8", "--to", "16", "--budget", "3s",
@@ -55,8 +95,8 @@ SWEEP = ["sweep", "batch", "--model", "mlp", "--device", "cpu", "--from", "8", "
 PRUNE = ["history", "prune", "--keep", "1"]
 # name: (arguments, a history with earlier runs, a --json file, the share of the uniform kills)
 SCENARIOS = {
-    "run": (RUN, True, True, 0.35),
-    "run on a new database": (RUN, False, True, 0.15),
+    "run": (KILL_RUN, True, True, 0.35),
+    "run on a new database": (KILL_RUN, False, True, 0.15),
     "sweep batch": (SWEEP, True, True, 0.2),
     "history prune": (PRUNE, True, False, 0.3),
 }
@@ -64,11 +104,10 @@ SCENARIOS = {
 TARGETED = [("run", "save"), ("run", "write"), ("sweep batch", "save"), ("sweep batch", "write"),
             ("history prune", "remove"), ("run on a new database", "create")]
 PAUSE_S = 30
-FORBIDDEN = ("terminate called", "Segmentation fault", "core dumped", "Aborted", "what():", "AddressSanitizer")
 OWN_FILES = {"history.db", "history.db-wal", "history.db-shm", "out.json", "stderr.txt"}
 
 
-def env_for(d, points):
+def kill_env(d, points):
     env = dict(os.environ)
     env.update({"XDG_DATA_HOME": os.path.join(d, "xdg"), "OMP_WAIT_POLICY": "PASSIVE", "OMP_NUM_THREADS": "1",
                 "ACCELBENCH_TEST_POINTS": points, "TMPDIR": os.path.join(d, "tmp")})
@@ -94,7 +133,7 @@ def db_runs(db):
         con.close()
 
 
-def copy_db(src, dst):
+def kill_copy_db(src, dst):
     with sqlite3.connect(src) as s, sqlite3.connect(dst) as t:
         s.backup(t)
 
@@ -106,7 +145,7 @@ class Fixture:
         d = os.path.join(root, "fixture")
         os.makedirs(os.path.join(d, "tmp"))
         for _ in range(2):
-            p = subprocess.run(command(binary, RUN, d, True), capture_output=True, env=env_for(d, ""), cwd=d)
+            p = subprocess.run(command(binary, KILL_RUN, d, True), capture_output=True, env=kill_env(d, ""), cwd=d)
             if p.returncode not in (0, 1) or not os.path.exists(os.path.join(d, "out.json")):
                 sys.exit(f"kill: the fixture run failed (exit {p.returncode}): {p.stderr.decode()[-300:]}")
         self.db, self.json = os.path.join(d, "history.db"), os.path.join(d, "out.json")
@@ -118,7 +157,7 @@ class Fixture:
         _, has_db, has_json, _ = SCENARIOS[scenario]
         os.makedirs(os.path.join(d, "tmp"))
         if has_db:
-            copy_db(self.db, os.path.join(d, "history.db"))
+            kill_copy_db(self.db, os.path.join(d, "history.db"))
         if has_json:
             shutil.copy(self.json, os.path.join(d, "out.json"))
 
@@ -200,7 +239,7 @@ def check_json(fx, d, scenario):
     return [], "a complete new file"
 
 
-def strays(d):
+def kill_strays(d):
     return sorted(f for f in os.listdir(d) if f not in OWN_FILES and f not in ("tmp", "xdg"))
 
 
@@ -214,7 +253,7 @@ class Trial:
         args, _, has_json, _ = SCENARIOS[self.scenario]
         self.err = open(os.path.join(self.d, "stderr.txt"), "wb")
         self.p = subprocess.Popen(command(self.binary, args, self.d, has_json), stdout=subprocess.DEVNULL,
-                                  stderr=self.err, cwd=self.d, env=env_for(self.d, points_env), start_new_session=True)
+                                  stderr=self.err, cwd=self.d, env=kill_env(self.d, points_env), start_new_session=True)
         self.t0 = time.monotonic()
 
     def wait_for_point(self, point, limit_s=300):
@@ -241,7 +280,7 @@ class Trial:
         if orphans:
             problems.append(f"{len(orphans)} child processes went on running")
         problems += [f"stderr holds {bad!r}" for bad in FORBIDDEN if bad in text]
-        left = strays(self.d)
+        left = kill_strays(self.d)
         if left:
             problems += self.recover(left)
         return {"problems": problems, "moment": "ended before the kill" if ended_before else moment_of(points),
@@ -253,8 +292,8 @@ class Trial:
             return [f"left beside the files: {left}"]
         args, _, has_json, _ = SCENARIOS[self.scenario]
         subprocess.run(command(self.binary, args, self.d, has_json), capture_output=True, cwd=self.d,
-                       env=env_for(self.d, ""), timeout=600)
-        still = strays(self.d)
+                       env=kill_env(self.d, ""), timeout=600)
+        still = kill_strays(self.d)
         return [f"the next command left {still} in place"] if still else []
 
 
@@ -335,13 +374,13 @@ def run_trial(fx, binary, root, i, item):
     return r
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def kill_anywhere(argv):
+    ap = argparse.ArgumentParser(prog="crash_drivers.py kill-anywhere", description=KILL_ANYWHERE_DOC.split("\n")[0])
     ap.add_argument("binary")
     ap.add_argument("--kills", type=int, default=12)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-v", "--verbose", action="store_true")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     binary = os.path.abspath(a.binary)
     rng = random.Random(a.seed)
     root = tempfile.mkdtemp(prefix="accelbench-kill-")
@@ -370,5 +409,229 @@ def main():
         shutil.rmtree(root, ignore_errors=True)
 
 
+# ---- many-writers -------------------------------------------------------------------------------
+
+WRITERS_RUN = ["run", "--models", "mlp", "--devices", "cpu", "--quick", "--rounds", "1", "--in-process-rounds",
+       "--max-time-per-case", "0.5s", "--budget", "1s", "--min-time", "0.1s", "--no-telemetry", "--parity-steps", "0",
+       "--no-progress", "--synthetic", "--threads", "1"]
+WRITER_TIMEOUT_S = 600
+
+
+def writers_env(d, extra=None):
+    env = dict(os.environ)
+    env.update({"XDG_DATA_HOME": os.path.join(d, "xdg"), "OMP_WAIT_POLICY": "PASSIVE", "OMP_NUM_THREADS": "1"})
+    env.pop("ACCELBENCH_DB", None)
+    env.pop("ACCELBENCH_TEST_POINTS", None)
+    env.update(extra or {})
+    return env
+
+
+def messages(err):
+    """stderr as messages: a line wrapped to the output width goes on over indented lines."""
+    out = []
+    for line in err.splitlines():
+        if line.startswith("  ") and out:
+            out[-1] += " " + line.strip()
+        elif line.strip():
+            out.append(line)
+    return out
+
+
+def run_tool(binary, args, d, extra_env=None, timeout=WRITER_TIMEOUT_S):
+    p = subprocess.run([binary] + args, capture_output=True, cwd=d, env=writers_env(d, extra_env), timeout=timeout)
+    return p.returncode, p.stderr.decode("utf-8", "replace")
+
+
+def writers_copy_db(src, dst):
+    with sqlite3.connect(src) as s, sqlite3.connect(dst) as t:
+        s.backup(t)
+
+
+def stored_runs(db):
+    """[(id, uid, seed, cases)] of the history, after an integrity check; raises on damage."""
+    con = sqlite3.connect(db)
+    try:
+        ok = con.execute("PRAGMA integrity_check").fetchone()[0]
+        if ok != "ok":
+            raise RuntimeError(f"integrity_check: {ok}")
+        out = []
+        for rid, uid, ctx in con.execute("SELECT id, uid, context_json FROM runs ORDER BY id"):
+            seed = json.loads(ctx).get("settings", {}).get("seed")
+            cases = con.execute("SELECT COUNT(*) FROM cases WHERE run_id = ?", (rid,)).fetchone()[0]
+            out.append((rid, uid, seed, cases))
+        return out
+    finally:
+        con.close()
+
+
+def json_whole(path):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        return f"{os.path.basename(path)} is not whole: {e}"
+    if not doc.get("cases"):
+        return f"{os.path.basename(path)} holds no case"
+    return None
+
+
+def writers_strays(d):
+    """Temporary files left in d: anything hidden that is not the database's own."""
+    return sorted(f for f in os.listdir(d) if f.startswith(".") or f.endswith(".tmp"))
+
+
+def make_template(binary, root):
+    d = os.path.join(root, "template")
+    os.makedirs(d)
+    db = os.path.join(d, "history.db")
+    for seed in ("1", "2"):
+        rc, err = run_tool(binary, WRITERS_RUN + ["--seed", seed, "--db", db, "--no-progress"], d)
+        if rc != 0:
+            sys.exit(f"many writers: the template run failed (exit {rc}): {err.strip()[-300:]}")
+    # The earlier runs as stored years ago: `prune --older-than 1000w` removes them and never a writer's.
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE runs SET stored_utc = '2000-01-01T00:00:00Z'")
+    return db
+
+
+def removers(binary, d, db, seed_uids, stop, log):
+    """history rm of the first earlier run, then history prune of the runs stored years ago, until stopped."""
+    rc, err = run_tool(binary, ["history", "rm", seed_uids[0], "--db", db], d)
+    log.append(("rm", rc, err))
+    while not stop.is_set():
+        rc, err = run_tool(binary, ["history", "prune", "--older-than", "1000w", "--db", db], d)
+        log.append(("prune", rc, err))
+
+
+def check_writer(i, rc, err, d, by_seed):
+    problems = []
+    seed = 1000 + i
+    stored = by_seed.get(seed, [])
+    lines = messages(err)
+    if any(bad in err for bad in FORBIDDEN):
+        problems.append(f"writer {i}: crash text on stderr")
+    if rc == 0:
+        if len(stored) != 1:
+            problems.append(f"writer {i}: exit 0 but its run is stored {len(stored)} times")
+        elif stored[0][3] < 1:
+            problems.append(f"writer {i}: its stored run has no case")
+    elif rc == 1 and sum("was not stored" in line for line in lines) == 1:
+        if stored:
+            problems.append(f"writer {i}: said not stored, but its run is in the history")
+        why = json_whole(os.path.join(d, f"w{i}.json"))
+        if why:
+            problems.append(f"writer {i}: {why}")
+    else:
+        problems.append(f"writer {i}: exit {rc}: {err.strip()[-300:]!r}")
+    return problems, rc == 0
+
+
+def repetition(binary, template, root, rep, writers):
+    d = os.path.join(root, f"rep{rep}")
+    os.makedirs(d)
+    db = os.path.join(d, "history.db")
+    writers_copy_db(template, db)
+    seed_uids = [r[1] for r in stored_runs(db)]
+    stop, log = threading.Event(), []
+    side = threading.Thread(target=removers, args=(binary, d, db, seed_uids, stop, log))
+    procs = [subprocess.Popen([binary] + WRITERS_RUN + ["--seed", str(1000 + i), "--db", db, "--json", os.path.join(d, f"w{i}.json")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=d, env=writers_env(d))
+             for i in range(writers)]
+    side.start()
+    outs = [p.communicate(timeout=WRITER_TIMEOUT_S)[1].decode("utf-8", "replace") for p in procs]
+    stop.set()
+    side.join()
+    problems, stored_ok = [], 0
+    try:
+        runs = stored_runs(db)
+    except (RuntimeError, sqlite3.Error) as e:
+        return [f"the database: {e}"], 0
+    by_seed = {}
+    for r in runs:
+        by_seed.setdefault(r[2], []).append(r)
+    for i, p in enumerate(procs):
+        more, ok = check_writer(i, p.returncode, outs[i], d, by_seed)
+        problems += more
+        stored_ok += ok
+    others = [r for r in runs if not (isinstance(r[2], int) and 1000 <= r[2] < 1000 + writers)]
+    if others:
+        problems.append(f"runs other than the writers' left: {others}")
+    for what, rc, err in log:
+        if rc not in (0, 2) or (rc == 2 and "no stored run" not in err) or any(bad in err for bad in FORBIDDEN):
+            problems.append(f"history {what}: exit {rc}: {err.strip()[-200:]!r}")
+    if not any(w == "prune" and rc == 0 for w, rc, _ in log):
+        problems.append("no prune ran beside the writers")
+    if writers_strays(d):
+        problems.append(f"temporary files left: {writers_strays(d)}")
+    return problems, stored_ok
+
+
+def busy_case(binary, template, root):
+    """A history held in a write transaction by another connection: bounded wait, one line, exit 1, JSON kept."""
+    d = os.path.join(root, "busy")
+    os.makedirs(d)
+    db, out = os.path.join(d, "history.db"), os.path.join(d, "busy.json")
+    writers_copy_db(template, db)
+    before = len(stored_runs(db))
+    holder = sqlite3.connect(db, isolation_level=None, timeout=0)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        rc, err = run_tool(binary, WRITERS_RUN + ["--db", db, "--json", out], d, {"ACCELBENCH_DB_WAIT": "2"}, timeout=300)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    problems = []
+    lines = [m for m in messages(err) if "not stored" in m]
+    if rc != 1:
+        problems.append(f"exit {rc}, expected 1")
+    if len(lines) != 1 or "locked" not in lines[0]:
+        problems.append(f"expected one line saying the run was not stored (locked): {err.strip()[-400:]!r}")
+    why = json_whole(out)
+    if why:
+        problems.append(why)
+    if len(stored_runs(db)) != before:
+        problems.append("a run was stored into the busy database")
+    return problems
+
+
+def many_writers(argv):
+    ap = argparse.ArgumentParser(prog="crash_drivers.py many-writers", description=MANY_WRITERS_DOC.split("\n")[0])
+    ap.add_argument("binary")
+    ap.add_argument("--writers", type=int, default=8)
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args(argv)
+    binary = os.path.abspath(a.binary)
+    root = tempfile.mkdtemp(prefix="accelbench-writers-")
+    failures, stored = 0, 0
+    try:
+        template = make_template(binary, root)
+        for rep in range(a.reps):
+            t0 = time.monotonic()
+            problems, ok = repetition(binary, template, root, rep, a.writers)
+            stored += ok
+            failures += bool(problems)
+            print(f"{'FAIL' if problems else 'pass'}  repetition {rep + 1}: {ok} of {a.writers} runs stored once "
+                  f"({time.monotonic() - t0:.0f} s)" + "".join(f"\n      {p}" for p in problems), flush=True)
+        problems = busy_case(binary, template, root)
+        failures += bool(problems)
+        print(f"{'FAIL' if problems else 'pass'}  busy database: exit 1, one line, the JSON kept"
+              + "".join(f"\n      {p}" for p in problems), flush=True)
+        print(f"many writers: {a.reps} repetitions, {stored} runs stored once each, {failures} failures")
+        return 1 if failures else 0
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+SUBCOMMANDS = {"kill-anywhere": kill_anywhere, "many-writers": many_writers}
+
+
+def main(argv):
+    if not argv or argv[0] not in SUBCOMMANDS:
+        print("usage: crash_drivers.py {kill-anywhere,many-writers} BINARY [OPTIONS]", file=sys.stderr)
+        return 2
+    return SUBCOMMANDS[argv[0]](argv[1:])
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
