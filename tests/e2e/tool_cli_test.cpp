@@ -156,7 +156,10 @@ TEST(ToolCli, DoctorFlagsABusyMachineAndOversubscribedThreads) {
   ::kill(burner, SIGKILL);
   ::waitpid(burner, nullptr, 0);
   EXPECT_NE(r.out.find("PROBLEM      load: the machine is busy"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(fmt::format("(pid {})", burner)), std::string::npos) << r.out;  // named among the busy
+  // Named among the three busiest, unless three other processes outrank it (a machine busier still).
+  std::size_t named = 0;
+  for (auto at = r.out.find("(pid "); at != std::string::npos; at = r.out.find("(pid ", at + 1)) ++named;
+  if (named < 3) EXPECT_NE(r.out.find(fmt::format("(pid {})", burner)), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  fix:"), std::string::npos) << r.out;
 
   const unsigned most = 4 * std::max(1u, std::thread::hardware_concurrency());  // the most --threads allows: 4 a core
