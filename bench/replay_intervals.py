@@ -6,7 +6,7 @@ per case (the measures of bench/interval_calibration.py):
 
 - rounds:  this run's rounds alone: median * exp(+-t_{R-1} s sqrt(2/R)), s = sd(log round medians);
            no interval with one round.
-- prior:   a fixed prior sd (13% host-bound, 0.3% device-bound, in between by the busy share)
+- prior:   a fixed prior sd (13% host-bound, 0.21% device-bound, in between by the busy share)
            weighed as 3 runs, pooled with the case's own earlier runs; from 4 earlier runs on,
            their spread alone.
 - pooled:  this host's spread pooled by kind of case: the history's log-median variances of every
@@ -17,7 +17,9 @@ per case (the measures of bench/interval_calibration.py):
            Bayes fit, analysis/variance_prior.h), then the same F test; under 3 degrees of freedom
            the fallback constant joins as a prior worth 3 runs.
 Speed-ups (the JSON's `speedups`) get the pooled and moderated ranges from their two cases'
-variances, Welch-Satterthwaite degrees of freedom, as `run` gives them.
+variances, Welch-Satterthwaite degrees of freedom, as `run` gives them; and
+- paired:  a speed-up's range from its own history of log ratios and its two cases' rounds paired
+           by index (a ratio per pair), F test as for a case; the moderated range under 3 dof.
 
 Usage: python3 bench/replay_intervals.py [--first] FOLDER [FOLDER ...]   (standard library only)
   --first: judge only the first run's intervals (against every run's figure): what a new user sees."""
@@ -179,7 +181,7 @@ def prior_sd(c):
     if busy is None:
         return 0.13
     share = min(1.0, max(0.0, (0.9 - busy) / 0.4))
-    return 0.003 + (0.13 - 0.003) * share
+    return 0.0021 + (0.13 - 0.0021) * share
 
 
 def half_rounds(c, rounds):
@@ -271,12 +273,34 @@ def speedup_interval(s, cases, spread):
     return s["ratio"], s["ratio"] * math.exp(-h), s["ratio"] * math.exp(h)
 
 
-METHODS = ("rounds", "prior", "pooled", "moderated")
+def paired_interval(s, cases, earlier_ratios, moderated_so_far):
+    """A speed-up's range from its own history of log ratios and its rounds paired by index (F test
+    as for a case); the moderated sum of its cases' variances (already replayed) under 3 dof."""
+    def rounds_of(device):
+        for c, *_rest in cases.values():
+            if c["workload"] == s.get("workload", s.get("model")) and c["device"] == device and c["dtype"] == s["dtype"] \
+                    and c["batch_size"] == s["batch_size"] and not c.get("graphs"):
+                return [r["median_s"] for r in c.get("rounds", []) if r.get("median_s", 0) > 0]
+        return []
+    a, b = rounds_of(s["baseline_device"]), rounds_of(s["device"])
+    n = min(len(a), len(b))
+    r = (statistics.variance([math.log(x / y) for x, y in zip(a[:n], b[:n])]) / n * MEDIAN_FACTOR.get(n, 1.5708), n - 1) if n >= 2 else None
+    earlier_ratios.append(math.log(s["ratio"]))
+    meds = earlier_ratios[-11:]
+    h = (statistics.variance(meds), len(meds) - 1) if len(meds) >= 2 else None
+    v = _pooled_combine(h, r)
+    if not v or v[1] < 3:
+        return moderated_so_far[-1] if moderated_so_far else None
+    half = t975(v[1]) * math.sqrt(2 * v[0])
+    return s["ratio"], s["ratio"] * math.exp(-half), s["ratio"] * math.exp(half)
+
+
+METHODS = ("rounds", "prior", "pooled", "moderated", "paired")
 
 
 def replay(folder):
     paths = sorted(glob.glob(os.path.join(folder, "run*.json")), key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[0]))
-    history, kinds_seen, per_method = {}, {}, {m: {} for m in METHODS}
+    history, kinds_seen, per_method, ratios = {}, {}, {m: {} for m in METHODS}, {}
     for p in paths:
         doc = json.load(open(p, encoding="utf-8"))
         run_cases = {}
@@ -300,6 +324,9 @@ def replay(folder):
                 iv = speedup_interval(s, run_cases, spread[m])
                 if iv:
                     per_method[m].setdefault(label, []).append(iv)
+            iv = paired_interval(s, run_cases, ratios.setdefault(label, []), per_method["moderated"].get(label, []))
+            if iv:
+                per_method["paired"].setdefault(label, []).append(iv)
         for k, (c, kind, median, rounds) in run_cases.items():
             history.setdefault(k, []).append(median)
             kinds_seen[k] = kind
