@@ -116,6 +116,62 @@ TEST(Cli, HelpAndDoctorFitColumnsAndTheEnvironmentIsSaidOnce) {
   EXPECT_LE(longest_line(doctor.out), 72u) << doctor.out;
 }
 
+namespace {
+// stdout and stderr of one run in one file, in the order a terminal shows them.
+std::string run_merged(const std::string& args, const accelbench::testing::TempDir& dir) {
+  const auto all = dir.file("all.txt");
+  const std::string cmd = "env COLUMNS=100 ACCELBENCH_DB=" + dir.file("history.db") + " " + ACCELBENCH_BIN + " " + args +
+                          " >" + all + " 2>&1 </dev/null";
+  const int status = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << args << "\n" << slurp(all);
+  return slurp(all);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+}  // namespace
+
+// The answer first (hyperfine's way): at most three lines before the first table (what is measured,
+// the budget, what distorts the timings), every line within COLUMNS, the notes after the tables and
+// each once, and a Summary line per model at the end. --quiet: the tables and the Summary alone.
+TEST(Cli, RunGivesTheAnswerFirst) {
+  accelbench::testing::TempDir dir;
+  const std::string run = "run --quick --models mlp --no-save --batch-size 16 --max-time-per-case 4";
+  const auto out = run_merged(run, dir);
+  const auto lines = lines_of(out);
+  std::size_t before = 0, first_table = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("model ", 0) == 0) {
+      first_table = i;
+      break;
+    }
+    if (!lines[i].empty()) ++before;
+  }
+  ASSERT_LT(first_table, lines.size()) << out;
+  EXPECT_LE(before, 3u) << out;
+  for (const auto& line : lines) EXPECT_LE(longest_line(line), 100u) << line;
+  const auto summary = out.find("\nSummary:\n  mlp: ");
+  EXPECT_NE(summary, std::string::npos) << out;
+  EXPECT_GT(summary, out.rfind("\nmodel ")) << "the Summary ends the report\n" << out;
+  if (const auto notes = out.find("\nNotes:\n"); notes != std::string::npos) EXPECT_GT(notes, out.rfind("\nmodel ")) << out;
+  EXPECT_EQ(out.find("Telemetry not available here"), std::string::npos) << out;  // one line: "Not measured here: ..."
+  EXPECT_EQ(out.find("narrows it"), std::string::npos) << out;
+  EXPECT_LE(out.find("cannot fit"), out.rfind("cannot fit")) << out;
+  if (out.find("cannot fit") != std::string::npos) EXPECT_EQ(out.find("cannot fit"), out.rfind("cannot fit")) << out;
+
+  const auto quiet = run_merged(run + " --quiet", dir);
+  EXPECT_EQ(quiet.find("accelbench:"), std::string::npos) << quiet;  // no plan, notes or "done" line
+  EXPECT_EQ(quiet.find("Advice"), std::string::npos) << quiet;
+  EXPECT_EQ(quiet.find("Notes:"), std::string::npos) << quiet;
+  EXPECT_NE(quiet.find("\nSummary:\n  mlp: "), std::string::npos) << quiet;
+  EXPECT_EQ(quiet.rfind("model ", 0), 0u) << "the first line is a table's\n" << quiet;
+  expect_usage_error("run --quiet --verbose", "--quiet and --verbose exclude each other");
+}
+
 // A fraction may be written as a percentage wherever one is taken: --ci-target 50% is 0.5 (as
 // compare's --fail-above 5% is 0.05); out of range or malformed, one line and exit 2.
 TEST(Cli, CiTargetTakesAPercentage) {
