@@ -14,6 +14,41 @@
 
 namespace accelbench {
 
+VarianceEstimate fit_variance_prior(const std::vector<VarianceEstimate>& estimates) {
+  std::vector<VarianceEstimate> usable;
+  double total_dof = 0;
+  for (const auto& e : estimates)
+    if (e.variance > 0 && e.dof > 0 && std::isfinite(e.variance) && std::isfinite(e.dof)) {
+      usable.push_back(e);
+      total_dof += e.dof;
+    }
+  if (usable.empty()) return {};
+  if (usable.size() == 1) return usable.front();
+  // z_i = log s_i^2 - digamma(d_i/2) + log(d_i/2) has mean log s0^2 - digamma(d0/2) + log(d0/2) and
+  // variance trigamma(d_i/2) + trigamma(d0/2).
+  const double n = static_cast<double>(usable.size());
+  double mean = 0, sampling = 0;
+  std::vector<double> z;
+  for (const auto& e : usable) {
+    z.push_back(std::log(e.variance) - digamma(e.dof / 2) + std::log(e.dof / 2));
+    mean += z.back() / n;
+    sampling += trigamma(e.dof / 2) / n;
+  }
+  double spread = 0;
+  for (const double v : z) spread += (v - mean) * (v - mean) / (n - 1);
+  const double excess = spread - sampling;
+  if (!(excess > 0)) return {std::exp(mean), total_dof};  // no spread beyond sampling: d0 infinite, capped
+  const double d0 = 2 * trigamma_inverse(excess);
+  return {std::exp(mean + digamma(d0 / 2) - std::log(d0 / 2)), std::min(d0, total_dof)};
+}
+
+VarianceEstimate moderate_variance(const VarianceEstimate& own, const VarianceEstimate& prior) {
+  if (!(prior.dof > 0)) return own;
+  if (!(own.dof > 0)) return prior;
+  const double dof = prior.dof + own.dof;
+  return {(prior.dof * prior.variance + own.dof * own.variance) / dof, dof};
+}
+
 RunToRunPrior run_to_run_prior(const CaseResult& c) {
   if (c.spec.device == "cpu") return {kHostBoundRunSdLog, "the CPU: host-bound"};
   if (!c.device_busy_fraction || !std::isfinite(*c.device_busy_fraction))

@@ -9,7 +9,7 @@
 // - This run's rounds (fresh processes, interleaved over the run): for each case with R >= 2
 //   rounds, sd(log round medians)^2 / R (times the median's variance factor), with R - 1 degrees
 //   of freedom. They see what varies from process to process, not the host's slower phases.
-// - Each source is moderated case by case (analysis/variance_prior.h): the estimates of every case
+// - Each source is moderated case by case (fit_variance_prior below): the estimates of every case
 //   of the kind give a prior s0^2 worth d0 degrees of freedom, d0 large where the cases share one
 //   spread and small where they differ beyond sampling error, and the case's variance is
 //   (d0 s0^2 + d s^2) / (d0 + d) with t(d0 + d); a case without its own estimate takes the prior.
@@ -31,11 +31,33 @@
 #include <string>
 #include <vector>
 
-#include "analysis/variance_prior.h"
 #include "core/case_history.h"
 #include "core/results.h"
 
 namespace accelbench {
+
+// A prior for the variances of a set of estimates, fitted from the estimates themselves, and one
+// estimate moderated by it: the empirical Bayes method of limma (Smyth 2004, "Linear models and
+// empirical Bayes methods for assessing differential expression", section 6.2). Each s_i^2 with
+// d_i degrees of freedom is taken as sigma_i^2 chi^2_{d_i} / d_i, the sigma_i^2 drawn from a scaled
+// inverse chi-square prior s0^2 worth d0 degrees of freedom: d0 is large where the estimates differ
+// no more than their sampling error explains (the cases share one spread), small where they differ
+// beyond it (each case has its own). The moderated variance (d0 s0^2 + d s^2) / (d0 + d) has
+// d0 + d degrees of freedom. digamma and trigamma are in core/t_distribution.h.
+struct VarianceEstimate {
+  double variance = 0;  // s^2
+  double dof = 0;       // its degrees of freedom
+};
+
+// The prior (s0^2, d0) fitted to the estimates with a variance and dof above 0 (the others are left
+// out). d0 is capped at the estimates' total dof: a prior never counts for more than what it was
+// fitted from. One estimate: itself. None: {0, 0}.
+VarianceEstimate fit_variance_prior(const std::vector<VarianceEstimate>& estimates);
+
+// An estimate moderated by a prior: (d0 s0^2 + d s^2) / (d0 + d) with d0 + d dof; the prior alone
+// when the estimate has no dof, the estimate alone when the prior has none.
+VarianceEstimate moderate_variance(const VarianceEstimate& own, const VarianceEstimate& prior);
+
 
 inline constexpr std::size_t kMaxEarlierRuns = 10;  // a case's newest stored runs that count
 
@@ -102,7 +124,7 @@ CaseVariances rounds_variances(const RunResult& run);
 CaseVariances history_variances(const RunResult& run, const std::vector<CaseHistoryPoint>& history);
 
 // The case's estimate moderated by the prior fitted to every estimate of its kind, its own among
-// them (analysis/variance_prior.h), or that prior alone for a case without one; the case's own
+// them (fit_variance_prior), or that prior alone for a case without one; the case's own
 // alone where it is the kind's only estimate. `members`: the kind's cases with an estimate.
 PooledVariance moderated_variance(const CaseVariances& all, const std::string& kind, const std::string& case_key);
 

@@ -10,7 +10,6 @@
 #include <random>
 
 #include "analysis/run_to_run.h"
-#include "analysis/variance_prior.h"
 #include "core/t_distribution.h"
 
 namespace accelbench {
