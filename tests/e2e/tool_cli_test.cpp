@@ -362,8 +362,11 @@ TEST(ToolCli, RunTakesItsRangeFromTheRoundsThenFromTheHistory) {
     EXPECT_NEAR(rr["level_half_width_log"].get<double>() * std::sqrt(2.0), half, 1e-9) << rr.dump();
     EXPECT_NE(unwrapped(r.err).find("where the next run's median should fall"), std::string::npos) << r.err;
     if (i == 1) {
-      EXPECT_EQ(rr["source"], "rounds") << rr.dump();
-      EXPECT_GE(rr["dof"].get<double>(), 1);  // one case of its kind, two rounds or more
+      // Two rounds give the rounds' spread; on a busy machine the second may not fit the 3 s, and one
+      // round leaves the named fallback.
+      const bool two_rounds = c["rounds"].size() >= 2;
+      EXPECT_EQ(rr["source"], two_rounds ? "rounds" : "fallback") << rr.dump();
+      EXPECT_GE(rr["dof"].get<double>(), two_rounds ? 1 : 3);
     }
     if (i < 5) continue;
     // The history's alone where it varies beyond the rounds; pooled with them where the rounds
