@@ -349,10 +349,9 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
     // closing programs now, cannot narrow what changes between runs.
     const double factor = std::exp(c.run_to_run->half_width_log);
     out.push_back({"noisy", subject_of(c),
-                   fmt::format("the next run may fall anywhere from {} to {} ({}): a spread between runs, which more "
-                               "time in this run cannot narrow; compare runs only beyond it",
-                               format_seconds_short(c.stats.median / factor), format_seconds_short(c.stats.median * factor),
-                               run_to_run_words(*c.run_to_run)),
+                   fmt::format("the next run may fall anywhere from {:.0f}% to +{:.0f}% of this run's median ({}): a "
+                               "spread between runs, which more time in this run cannot narrow; compare runs only beyond it",
+                               100 * (1 / factor - 1), 100 * (factor - 1), run_to_run_words(*c.run_to_run)),
                    {fmt::format("next_run_half_width=x{:.2f}", factor), "source=" + c.run_to_run->source}});
   } else if (c.noisy && c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "history") {
     // Widened by the history: more time in this run cannot narrow what changes between runs.
@@ -532,6 +531,21 @@ void advise_precision_case(const RunResult& run, const CaseResult& c, std::vecto
   }
 }
 
+// The same words about several cases said once, the subjects joined ("mlp on cpu, cnn on cpu").
+void said_once(std::vector<Advice>& out) {
+  std::vector<Advice> kept;
+  for (const auto& a : out) {
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const Advice& k) { return k.rule == a.rule && k.text == a.text; });
+    if (same == kept.end()) {
+      kept.push_back(a);
+    } else {
+      same->subject += ", " + a.subject;
+      same->evidence.insert(same->evidence.end(), a.evidence.begin(), a.evidence.end());
+    }
+  }
+  out = std::move(kept);
+}
+
 // The most useful first: whether training is right, then what makes it faster or the device's
 // limits, then what the figures are, then how far they can be trusted. Ties keep the rules' order.
 void rank_by_use(std::vector<Advice>& out) {
@@ -586,6 +600,7 @@ std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, cons
     if (sweep_kind != "precision") advise_precision_case(run, c, out);  // a precision sweep has its own rules
   }
   one_per_finding(out);
+  said_once(out);
   rank_by_use(out);
   return out;
 }

@@ -976,6 +976,13 @@ TEST(AdviceThatHelps, NoMoreTimeForARangeMoreTimeCannotNarrow) {
   EXPECT_FALSE(contains(n->text, "close other programs")) << n->text;
   EXPECT_FALSE(contains(n->text, "give it more time")) << n->text;
   EXPECT_TRUE(contains(n->text, "more time in this run cannot narrow")) << n->text;
+  EXPECT_TRUE(contains(n->text, "from -44% to +80% of this run's median")) << n->text;
+  // the same words about two cases: one item naming both
+  run.cases.push_back(run.cases[0]);
+  run.cases[1].spec.workload = "cnn";
+  const auto both = advise(run);
+  ASSERT_EQ(std::count_if(both.begin(), both.end(), [](const Advice& x) { return x.rule == "noisy"; }), 1) << dump(both);
+  EXPECT_EQ(find(both, "noisy")->subject, "mlp on cpu, cnn on cpu") << dump(both);
   run.cases[0].run_to_run.reset();  // this run's own interval: more time does narrow it
   n = find(advise(run), "noisy");
   ASSERT_NE(n, nullptr);

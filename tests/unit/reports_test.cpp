@@ -997,7 +997,7 @@ TEST(Reports, TheNotesColumnKeepsTwoItemsAndCountsTheRest) {
   c.stats.outliers = 1;
   run.speedups.clear();
   const auto short_form = unwrapped(render_terminal_report(run, {.answer_first = true}));
-  EXPECT_NE(short_form.find("noisy (+-17.6% > 2.0%); ROUNDS DISAGREE; +2 more"), std::string::npos) << short_form;
+  EXPECT_NE(short_form.find("noisy +-17.6%; ROUNDS DISAGREE; +2"), std::string::npos) << short_form;
   EXPECT_EQ(short_form.find("DRIFTING"), std::string::npos) << short_form;
   const auto full = unwrapped(render_terminal_report(run));
   EXPECT_NE(full.find("ROUNDS DISAGREE; DRIFTING; 1 outlier"), std::string::npos) << full;
@@ -1019,18 +1019,18 @@ TEST(Reports, TheSummarySaysWhichDeviceIsFasterPerModel) {
   const auto summary = render_run_summary(run);
   EXPECT_EQ(summary.rfind("Summary:\n", 0), 0u) << summary;
   EXPECT_NE(summary.find("  mlp: cuda:0 ran 5.0"), std::string::npos) << summary;
-  EXPECT_NE(summary.find("x as fast as cpu (95% CI "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("x as fast as cpu (95% CI: "), std::string::npos) << summary;
   EXPECT_NE(summary.find("  cnn: cpu ran 2.0"), std::string::npos) << summary;
   EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 3) << summary;
   Speedup same{"mlp", "cuda:0", "cpu", 64, "float32", 1.02, 0.9, 1.2};
   run.speedups = {same};
-  EXPECT_NE(render_run_summary(run).find("mlp: this run cannot tell cuda:0 from cpu: 1.02x (95% CI 0.90x to 1.20x)"),
+  EXPECT_NE(render_run_summary(run).find("mlp: this run cannot tell cuda:0 from cpu: 1.02x (95% CI: 0.90x to 1.20x)"),
             std::string::npos)
       << render_run_summary(run);
   run.cases.erase(std::remove_if(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.device != "cpu"; }),
                   run.cases.end());
   run.speedups.clear();
   const auto cpu_only = render_run_summary(run);
-  EXPECT_NE(cpu_only.find("  mlp: 10.000 ms a step on cpu (95% CI "), std::string::npos) << cpu_only;
-  EXPECT_NE(cpu_only.find("no accelerator to compare with"), std::string::npos) << cpu_only;
+  EXPECT_NE(cpu_only.find("  mlp: 10.000 ms a step on cpu (95% CI: "), std::string::npos) << cpu_only;
+  EXPECT_NE(cpu_only.find("; CPU only\n"), std::string::npos) << cpu_only;
 }
