@@ -19,6 +19,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from . import bert_base, dcgan, resnet18
+
 
 # ---- stats ---------------------------------------------------------------------------------------
 # The statistics the worker's stopping rule needs, as the C++ engine computes them
@@ -144,18 +146,35 @@ STAGED_BATCHES = 8  # distinct batches staged on the device before timing, cycle
 
 
 class Workload:
-    """What the harness needs to know of a built-in model besides the model itself."""
+    """What the harness needs to know of a built-in model besides the model itself: its recipe
+    (learning rate and schedule, the optimizer's settings) is the C++ workload's."""
 
     def __init__(self, make_model, make_batch, samples_per_epoch, unit, flops_per_sample, lr,
-                 warmup_steps=0, convolutional=False):
-        self.make_model = make_model
-        self.make_batch = make_batch          # (options, index) -> (inputs tuple, target)
+                 schedule=None, schedule_text="", optimizer="adam", optimizer_kwargs=None, gan=False):
+        self.make_model = make_model          # (width, inputs) -> nn.Module
+        self.make_batch = make_batch          # (inputs, batch, count) -> (batches, source, synthetic)
         self.samples_per_epoch = samples_per_epoch
         self.unit = unit
-        self.flops_per_sample = flops_per_sample
+        self.flops_per_sample = flops_per_sample  # (width, inputs) -> training FLOPs per sample
         self.lr = lr
-        self.warmup_steps = warmup_steps      # linear warm-up of the learning rate over these updates
-        self.convolutional = convolutional
+        self.schedule = schedule              # updates taken -> factor of lr (LambdaLR), None: constant
+        self.schedule_text = schedule_text
+        self.optimizer = optimizer            # without --py-optimizer
+        self.optimizer_kwargs = optimizer_kwargs or {}  # for Adam and AdamW (weight decay, betas)
+        self.gan = gan                        # dcgan: two networks, two optimizers (dcgan.GanTraining)
+
+
+def linear_warmup(steps: int):
+    """The k-th update at lr * k / steps until k reaches steps (the C++ LrSchedule)."""
+    return lambda s: min(s + 1, steps) / steps
+
+
+def warmup_from_zero_then_linear_decay(warmup: int, cycle: int):
+    """transformers' get_linear_schedule_with_warmup, cycled (the C++ LrSchedule with start_at_zero)."""
+    def factor(s):
+        s %= cycle
+        return s / warmup if s < warmup else 1.0 - (s - warmup) / (cycle - warmup)
+    return factor
 
 
 # ---- models ------------------------------------------------------------------------------------
@@ -271,11 +290,19 @@ _TRANSFORMER_FLOPS = 3.0 * 2.0 * (LAYERS * (SEQ * (3 * D_MODEL * D_MODEL + D_MOD
                                             + 2.0 * SEQ * SEQ * D_MODEL) + D_MODEL * 2.0)
 
 WORKLOADS = {
-    "mlp": Workload(mlp, fashion_batches, 60000, "images", _mlp_flops, lr=1e-3),
-    "cnn": Workload(cnn, fashion_batches, 60000, "images", lambda w: 3.0 * 2.0 * _CNN_MACS, lr=1e-3,
-                    convolutional=True),
-    "transformer": Workload(transformer, token_batches, 25000, "sequences", lambda w: _TRANSFORMER_FLOPS,
-                            lr=3e-4, warmup_steps=3),
+    "mlp": Workload(lambda w, _: mlp(w), fashion_batches, 60000, "images", lambda w, _: _mlp_flops(w), lr=1e-3),
+    "cnn": Workload(lambda w, _: cnn(w), fashion_batches, 60000, "images", lambda w, _: 3.0 * 2.0 * _CNN_MACS, lr=1e-3),
+    "transformer": Workload(lambda w, _: transformer(w), token_batches, 25000, "sequences",
+                            lambda w, _: _TRANSFORMER_FLOPS, lr=3e-4, schedule=linear_warmup(3),
+                            schedule_text="linear warm-up over 3 updates"),
+    "resnet18": Workload(resnet18.make_model, resnet18.make_batches, 50000, "images", resnet18.train_flops, lr=1e-3,
+                         schedule=linear_warmup(5), schedule_text="linear warm-up over 5 updates"),
+    "bert-base": Workload(bert_base.make_model, bert_base.make_batches, 67349, "sequences", bert_base.train_flops,
+                          lr=2e-5, schedule=warmup_from_zero_then_linear_decay(10, 1000),
+                          schedule_text="linear warm-up from 0 over 10 updates, linear decay to 0 at update 1000 (cycled)",
+                          optimizer="adamw", optimizer_kwargs={"weight_decay": 0.01}),
+    "dcgan": Workload(dcgan.make_model, dcgan.make_batches, 60000, "images", dcgan.train_flops, lr=dcgan.LR,
+                      optimizer_kwargs={"betas": dcgan.BETAS}, gan=True),
 }
 
 
@@ -485,7 +512,12 @@ def describe_optimizer(opt) -> str:
         kind = "for-loop"
     else:
         kind = "PyTorch's default: foreach"
-    return f"torch.optim.{type(opt).__name__} ({kind}), lr {d.get('lr')}"
+    extra = ""
+    if d.get("betas", (0.9, 0.999))[0] != 0.9:
+        extra += f", beta1 {d['betas'][0]:g}"
+    if d.get("weight_decay"):
+        extra += f", weight decay {d['weight_decay']:g}"
+    return f"torch.optim.{type(opt).__name__} ({kind}), lr {d.get('lr')}{extra}"
 
 
 def output_logits(out):
@@ -522,6 +554,7 @@ class Task:
             torch.backends.cuda.matmul.allow_tf32 = True
         self.scaler = torch.amp.GradScaler(device.type) if dtype == "float16" else None
         self.scheduler = None
+        self.gan = None
         self.batch_fn = None
         self.batches = []
         self.next = 0
@@ -540,18 +573,32 @@ class Task:
     def _build_builtin(self, spec, inputs):
         w = WORKLOADS[spec["workload"]]
         self.workload = w
-        self.model = w.make_model(int(spec.get("width", 0))).to(self.device)
+        width = int(spec.get("width", 0))
+        self.model = w.make_model(width, inputs).to(self.device)
         self.loss_kind = "classes"
         batches, self.data_source, self.synthetic = w.make_batch(inputs, int(spec["batch_size"]), STAGED_BATCHES)
         self.batches = [self._on_device(b) for b in batches]
-        cls, _, kwargs = parse_optimizer(inputs.get("py_optimizer", ""))
-        self.optimizer = cls(self.model.parameters(), lr=w.lr, **kwargs)
-        if w.warmup_steps:
-            k = w.warmup_steps
-            self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: min(s + 1, k) / k)
+        make_optimizer = self._builtin_optimizer(w, inputs)
+        if w.gan:
+            self.gan = dcgan.GanTraining(self.model, make_optimizer, int(spec["batch_size"]), self.device,
+                                         int(inputs.get("seed", 0)), self.autocast)
+            self.optimizer = self.gan.opt_d
+        else:
+            self.optimizer = make_optimizer(self.model.parameters())
+        if w.schedule is not None:
+            self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, w.schedule)
         self.samples_per_epoch = w.samples_per_epoch
         self.epoch_unit = w.unit
-        self.flops_per_sample = w.flops_per_sample(int(spec.get("width", 0)))
+        self.flops_per_sample = w.flops_per_sample(width, inputs)
+
+    @staticmethod
+    def _builtin_optimizer(w, inputs):
+        """parameters -> the optimizer: --py-optimizer's, else the workload's, at the workload's
+        learning rate (and its weight decay or betas for Adam and AdamW)."""
+        cls, _, kwargs = parse_optimizer(inputs.get("py_optimizer", "") or w.optimizer)
+        if cls is not torch.optim.SGD:
+            kwargs = {**w.optimizer_kwargs, **kwargs}
+        return lambda params: cls(params, lr=w.lr, **kwargs)
 
     def _build_user(self, spec, inputs):
         made = build(inputs, int(spec["batch_size"]), self.device)
@@ -598,6 +645,11 @@ class Task:
 
     def step(self):
         batch = self.next_batch()
+        if self.gan is not None:
+            loss = self.gan.step(batch[0][0])
+            if self.scheduler is not None:
+                self.scheduler.step()
+            return loss
         with self.autocast():
             loss = self.loss_of(self.step_model, batch)
         if self.scaler is not None:
@@ -615,6 +667,8 @@ class Task:
     def evaluation_loss(self) -> float:
         """The loss on the first batch, the model in eval mode (as the C++ tasks)."""
         batch = self.batches[0] if self.batches else self._first_user_batch()
+        if self.gan is not None:
+            return self.gan.evaluation_loss(batch[0][0])
         self.model.eval()
         with torch.no_grad(), self.autocast():
             value = float(self.loss_of(self.model, batch).float().item())
@@ -630,9 +684,9 @@ class Task:
         return sum(p.numel() for p in self.model.parameters())
 
     def optimizer_description(self) -> str:
-        text = describe_optimizer(self.optimizer)
+        text = ("2 x " if self.gan is not None else "") + describe_optimizer(self.optimizer)
         if self.scheduler is not None:
-            text += f", linear warm-up over {self.workload.warmup_steps} updates"
+            text += ", " + self.workload.schedule_text
         return text + (" + loss scaling (GradScaler)" if self.scaler is not None else "")
 
 

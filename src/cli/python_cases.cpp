@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -14,7 +15,7 @@
 namespace accelbench {
 
 namespace {
-const std::vector<std::string> kPythonTwins{"mlp", "cnn", "transformer"};
+const std::vector<std::string> kPythonTwins{"mlp", "cnn", "transformer", "resnet18", "bert-base", "dcgan"};
 const std::vector<std::string> kCompileModes{"default", "reduce-overhead", "max-autotune"};
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
@@ -44,7 +45,8 @@ void check_python_flag_use(const CLI::App& cmd, bool python, const std::string& 
 // The Python twin of a built-in case, or UsageError where there is none.
 CaseSpec python_twin(const CaseSpec& c, const std::string& compile) {
   if (!contains(kPythonTwins, c.workload))
-    throw UsageError(fmt::format("--impl python: {} has no Python twin (mlp, cnn, transformer); --impl cpp measures it", c.workload));
+    throw UsageError(fmt::format("--impl python: {} has no Python twin (the built-in workloads have one: {}); --impl cpp measures it",
+                                 c.workload, fmt::join(kPythonTwins, ", ")));
   if (c.checkpoint) throw UsageError("--impl python: --checkpoint is the C++ engine's; measure it with --impl cpp");
   CaseSpec p = c;
   p.impl = kPythonImpl;

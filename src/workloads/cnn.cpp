@@ -31,12 +31,19 @@ class CnnWorkload final : public Workload {
     namespace nn = torch::nn;
     torch::manual_seed(o.inputs.seed);
     auto conv = [](std::int64_t in, std::int64_t out) { return nn::Conv2d(nn::Conv2dOptions(in, out, 3).padding(1)); };
-    auto net = std::make_shared<nn::SequentialImpl>(
-        conv(1, 32), nn::ReLU(), nn::MaxPool2d(2),     // 28 -> 14
-        conv(32, 64), nn::ReLU(), nn::MaxPool2d(2),    // 14 -> 7
-        conv(64, 128), nn::ReLU(), nn::MaxPool2d(2),   // 7 -> 3
-        nn::Flatten(),                                  // 128 * 3 * 3 = 1152
-        nn::Linear(1152, 256), nn::ReLU(), nn::Linear(256, 10));
+    // The layers are built one after the other (not as one call's arguments, which a compiler may
+    // evaluate in any order): the initial weights are those of Python's nn.Sequential, whichever
+    // compiler built accelbench.
+    auto net = std::make_shared<nn::SequentialImpl>();
+    for (const std::int64_t channels : {32, 64, 128}) {  // 28 -> 14 -> 7 -> 3
+      net->push_back(conv(channels == 32 ? 1 : channels / 2, channels));
+      net->push_back(nn::ReLU());
+      net->push_back(nn::MaxPool2d(2));
+    }
+    net->push_back(nn::Flatten());  // 128 * 3 * 3 = 1152
+    net->push_back(nn::Linear(1152, 256));
+    net->push_back(nn::ReLU());
+    net->push_back(nn::Linear(256, 10));
     net->to(o.device);
     const auto layout = conv_settings_for(o.device);
     apply_conv_settings(*net, layout);

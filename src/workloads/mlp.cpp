@@ -36,9 +36,14 @@ class MlpWorkload final : public Workload {
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
     torch::manual_seed(o.inputs.seed);  // same initial weights on every device: built on the CPU, then moved
-    auto net = std::make_shared<torch::nn::SequentialImpl>(
-        torch::nn::Flatten(), torch::nn::Linear(kIn, hidden_width(o)), torch::nn::ReLU(),
-        torch::nn::Linear(hidden_width(o), kClasses));
+    // The layers are built one after the other (not as one call's arguments, which a compiler may
+    // evaluate in any order): the initial weights are those of Python's nn.Sequential, whichever
+    // compiler built accelbench.
+    auto net = std::make_shared<torch::nn::SequentialImpl>();
+    net->push_back(torch::nn::Flatten());
+    net->push_back(torch::nn::Linear(kIn, hidden_width(o)));
+    net->push_back(torch::nn::ReLU());
+    net->push_back(torch::nn::Linear(hidden_width(o), kClasses));
     net->to(o.device);
     auto forward = [net](const StagedBatch& b) { return net->forward(b.input); };
     // Adam at 1e-3, constant (PyTorch's default; a two-layer network is stable there in every

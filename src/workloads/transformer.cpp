@@ -85,6 +85,29 @@ struct TransformerClassifierImpl : torch::nn::Module {
 };
 TORCH_MODULE(TransformerClassifier);
 
+// The initial weights of Python's model (torch.nn.TransformerEncoder of nn.TransformerEncoderLayer,
+// as the Python twin and the article build it), drawn from `seed` in its order: the embeddings;
+// one encoder layer (the attention's output projection as an nn.Linear, its input projection
+// Xavier-uniform, both projections' biases zero, the feed-forward layers), copied into all six
+// layers (nn.TransformerEncoder clones its layer); the head.
+void initialise_as_pytorch(TransformerClassifierImpl& net, std::uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(seed);
+  net.tokens->reset_parameters();
+  net.positions->reset_parameters();
+  auto& first = *net.layers.front();
+  first.out_proj->reset_parameters();
+  torch::nn::init::xavier_uniform_(first.in_proj->weight);
+  first.in_proj->bias.zero_();
+  first.out_proj->bias.zero_();
+  first.linear1->reset_parameters();
+  first.linear2->reset_parameters();
+  const auto source = first.named_parameters();
+  for (auto& layer : net.layers)
+    for (auto& p : layer->named_parameters()) p.value().copy_(source[p.key()]);
+  net.head->reset_parameters();
+}
+
 // Token ids uniform in [0, vocab); the label says whether most ids are in the lower half, a rule
 // a mean-pooled encoder can learn (the loss falls), and the same rule as bench/python.
 StagedBatch synthetic_batch(std::int64_t batch, at::Generator& gen) {
@@ -121,8 +144,8 @@ class TransformerWorkload final : public Workload {
   }
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& o) const override {
-    torch::manual_seed(o.inputs.seed);
     auto net = TransformerClassifier(o.dropout ? kDropout : 0.0, o.checkpoint);
+    initialise_as_pytorch(*net, o.inputs.seed);
     net->to(o.device);
     const auto batch = o.batch_size;
     const auto seed = o.inputs.seed;

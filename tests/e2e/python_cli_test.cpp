@@ -61,6 +61,32 @@ TEST(PythonCli, MlpRoundTripThroughTheWorkerBesideTheCppEngine) {
   EXPECT_NE(r.out.find("python cases: " + kPython), std::string::npos) << r.out;
 }
 
+// resnet18, bert-base and dcgan (small: batch 2, sequence 16) through the worker beside the C++
+// engine: the Python twin has the C++ model's parameters, and its loss before training is the C++
+// case's (the same initial weights and the same first batch: libstdc++'s random engines in Python).
+TEST(PythonCli, ResnetBertAndDcganTwinsStartWhereTheCppWorkloadsStart) {
+  REQUIRE_PYTHON();
+  const auto j = run_json("run --models resnet18,bert-base,dcgan --impl cpp,python --seq-len 16 --batch-size 2 --devices cpu"
+                          " --quick --rounds 1 --parity-steps 0 --no-telemetry --no-save --no-progress --max-time-per-case 3s" +
+                          python_flag());
+  ASSERT_EQ(j["cases"].size(), 6u);
+  for (std::size_t i = 0; i < 6; i += 2) {
+    const auto& cpp = j["cases"][i];
+    const auto& py = j["cases"][i + 1];
+    const auto name = cpp["workload"].get<std::string>();
+    EXPECT_EQ(py["workload"], name);
+    EXPECT_EQ(py["impl"], "python");
+    EXPECT_EQ(py["status"], "ok") << name << ": " << py["error"];
+    EXPECT_GT(py["samples"].size(), 0u) << name;
+    EXPECT_EQ(py["parameter_count"], cpp["parameter_count"]) << name;
+    EXPECT_DOUBLE_EQ(py["train_flops_per_sample"].get<double>(), cpp["train_flops_per_sample"].get<double>()) << name;
+    EXPECT_NEAR(py["loss_before"].get<double>(), cpp["loss_before"].get<double>(), 1e-5 * cpp["loss_before"].get<double>())
+        << name;
+  }
+  EXPECT_NE(j["cases"][3]["optimizer"].get<std::string>().find("AdamW"), std::string::npos) << j["cases"][3]["optimizer"];
+  EXPECT_NE(j["cases"][5]["optimizer"].get<std::string>().find("beta1 0.5"), std::string::npos) << j["cases"][5]["optimizer"];
+}
+
 TEST(PythonCli, UserModelsTrain) {
   REQUIRE_PYTHON();
   // A Hugging Face style module that returns a dict with "logits".
@@ -116,7 +142,8 @@ TEST(PythonCli, PythonFlagsAreCheckedWithoutAnInterpreter) {
   expect_usage_error("run --models mlp --devices cpu --no-save --impl rust", "unknown --impl 'rust'");
   expect_usage_error("run --models mlp --devices cpu --no-save --compile", "--compile needs --impl python");
   expect_usage_error("run --models mlp --devices cpu --no-save --impl python --py-optimizer lion", "unknown --py-optimizer 'lion'");
-  expect_usage_error("run --models resnet18 --devices cpu --no-save --impl python", "resnet18 has no Python twin");
+  expect_usage_error("run --models test-oom --devices cpu --no-save --impl python", "test-oom has no Python twin",
+                     "ACCELBENCH_TEST_WORKLOADS=1");
   expect_usage_error("run --models mlp --devices cpu --no-save --impl python --compile fastest", "unknown --compile mode 'fastest'");
   expect_usage_error("run --models mlp --devices cpu --no-save --impl cpp,python --phases", "are the C++ engine's");
 }
