@@ -11,6 +11,7 @@
 #include "core/case_figures.h"
 #include "core/durations.h"
 #include "core/parity.h"
+#include "core/peak_records.h"
 #include "core/sweep_records.h"
 #include "core/utilisation.h"
 
@@ -51,6 +52,14 @@ void advise_batch_sweep(const RunResult& run, const BatchSweep& sw, std::vector<
   if (!sw.knee) return;
   const auto knee = *sw.knee;
   const std::string subject = fmt::format("{} on {} ({})", sweep_model_label(sw), sw.device, sw.dtype);
+  if (knee_at_range_end(sw)) {  // throughput still rising where the range ended: no knee in it
+    out.push_back({"batch-knee", subject,
+                   fmt::format("throughput still rises at batch {}, the largest measured, and nothing ran out of memory: "
+                               "the range holds no knee; --to {} measures beyond it",
+                               knee, 2 * knee),
+                   {fmt::format("largest_batch={}", knee)}});
+    return;
+  }
   const CaseResult *at_knee = nullptr, *smallest = nullptr;
   for (const auto& c : run.cases) {
     if (!c.ok() || c.samples.empty()) continue;
@@ -317,6 +326,12 @@ void advise_speedups(const RunResult& run, const std::string& sweep_kind, std::v
   }
 }
 
+// Where a next run's range that the history did not set comes from.
+std::string run_to_run_words(const RunToRun& r) {
+  if (r.source == "rounds") return "the rounds, each a fresh process, disagree as much";
+  return "a fallback constant, as no earlier run of this kind is stored on this host";
+}
+
 // Rules 2 to 4 on one case that ran: input-bound, noisy, memory headroom.
 void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>& out) {
   // 2. Input-bound: the data pipeline holds the training back.
@@ -329,7 +344,16 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
                    {"data_wait_fraction=" + pct(c.data_wait_fraction)}});
   }
   // 3. Noisy: the numbers are less certain than asked for.
-  if (c.noisy && c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "history") {
+  if (c.noisy && c.run_to_run && c.run_to_run->widened && c.run_to_run->source != "history") {
+    // The next run's range from the rounds or the fallback constant: more time in this run, or
+    // closing programs now, cannot narrow what changes between runs.
+    const double factor = std::exp(c.run_to_run->half_width_log);
+    out.push_back({"noisy", subject_of(c),
+                   fmt::format("the next run may fall anywhere from {:.0f}% to +{:.0f}% of this run's median ({}): a "
+                               "spread between runs, which more time in this run cannot narrow; compare runs only beyond it",
+                               100 * (1 / factor - 1), 100 * (factor - 1), run_to_run_words(*c.run_to_run)),
+                   {fmt::format("next_run_half_width=x{:.2f}", factor), "source=" + c.run_to_run->source}});
+  } else if (c.noisy && c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "history") {
     // Widened by the history: more time in this run cannot narrow what changes between runs.
     const double factor = std::exp(c.run_to_run->half_width_log);
     out.push_back({"noisy", subject_of(c),
@@ -459,10 +483,22 @@ void advise_utilisation(const CaseResult& c, std::vector<Advice>& out) {
     text = head + ". A larger batch gives each kernel more work for the same fixed costs; the device's bandwidth "
                   "and FLOP/s are not the limit";
   } else if (c.bound == "memory-bound") {
-    text = head + ". Fewer bytes a step go faster: a 16-bit precision (activations and their element-wise kernels "
-                  "at half the bytes), fused element-wise kernels, a larger batch for the optimizer's share";
+    // A 16-bit precision only where this device's measured ceilings do not say it is slower here.
+    const bool sixteen = c.spec.dtype == "bfloat16" || c.spec.dtype == "float16" || c.faster_precision == "bfloat16" ||
+                         c.faster_precision == "float16";
+    text = head + (sixteen ? ". Fewer bytes a step go faster: a 16-bit precision (activations and their element-wise "
+                             "kernels at half the bytes), fused element-wise kernels, a larger batch for the optimizer's share"
+                           : ". Fewer bytes a step go faster: fused element-wise kernels, a larger batch for the optimizer's share");
   } else if (c.bound == "compute-bound") {
-    text = head + ". Only fewer FLOPs or a precision with a higher ceiling go faster here";
+    if (c.faster_precision.empty() || !c.faster_precision_flops_per_s) {
+      text = head + fmt::format(". Only fewer FLOPs go faster here: no precision's measured matmul ceiling on {} is "
+                                "higher than {}'s", c.spec.device, precision);
+    } else {
+      const auto faster = format_ceiling_value(CeilingKind::kMatmul, *c.faster_precision_flops_per_s);
+      text = head + fmt::format(". Only fewer FLOPs or a precision with a higher ceiling go faster here: {}'s measured "
+                                "matmul ceiling is {}", c.faster_precision, faster);
+      evidence.push_back(fmt::format("{}_ceiling={}", c.faster_precision, faster));
+    }
   } else {
     return;
   }
@@ -493,6 +529,36 @@ void advise_precision_case(const RunResult& run, const CaseResult& c, std::vecto
       }
     }
   }
+}
+
+// The same words about several cases said once, the subjects joined ("mlp on cpu, cnn on cpu").
+void said_once(std::vector<Advice>& out) {
+  std::vector<Advice> kept;
+  for (const auto& a : out) {
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const Advice& k) { return k.rule == a.rule && k.text == a.text; });
+    if (same == kept.end()) {
+      kept.push_back(a);
+    } else {
+      same->subject += ", " + a.subject;
+      same->evidence.insert(same->evidence.end(), a.evidence.begin(), a.evidence.end());
+    }
+  }
+  out = std::move(kept);
+}
+
+// The most useful first: whether training is right, then what makes it faster or the device's
+// limits, then what the figures are, then how far they can be trusted. Ties keep the rules' order.
+void rank_by_use(std::vector<Advice>& out) {
+  static const std::map<std::string, int> rank = {
+      {"precision-parity-failed", 0}, {"parity-drift", 0},       {"precision-drifts", 0},   {"accelerator-slower", 1},
+      {"input-bound", 1},             {"launch-bound", 1},       {"batch-memory-edge", 1},  {"batch-knee", 1},
+      {"crossover", 1},               {"precision-faster", 1},   {"memory-headroom", 1},    {"overhead-bound", 2},
+      {"python-loop", 2},             {"utilisation", 2},        {"precision-slower", 2},   {"noisy", 3}};
+  auto rank_of = [](const Advice& a) {
+    const auto it = rank.find(a.rule);
+    return it == rank.end() ? 2 : it->second;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Advice& x, const Advice& y) { return rank_of(x) < rank_of(y); });
 }
 
 // One advice per finding: of several memory-headroom advices on one subject (a batch sweep's points)
@@ -534,6 +600,8 @@ std::vector<Advice> advise_run(const RunResult& run, const AnySweep* sweep, cons
     if (sweep_kind != "precision") advise_precision_case(run, c, out);  // a precision sweep has its own rules
   }
   one_per_finding(out);
+  said_once(out);
+  rank_by_use(out);
   return out;
 }
 

@@ -103,6 +103,35 @@ void add_utilisation(RunResult& run, const HistoryStore& store, Printer& printer
   }
 }
 
+// Time promises, said before measuring: each case's step time from the history, or for a case new
+// to it, from one step measured now (its time comes out of the budget); the cases that cannot fit
+// their share. Returns the time the probes took.
+double promise_times(RunRequest& request, const std::vector<CaseHistoryPoint>& history, Printer& printer) {
+  double probe_s = 0;
+  const auto& cases = request.suite.plan.cases;
+  std::vector<ProbedStep> probed;
+  auto unseen = cases_without_history(cases, history);
+  std::erase_if(unseen, [](const CaseSpec& c) { return is_python(c); });  // the C++ step says nothing of the Python loop's
+  const auto probe_start = std::chrono::steady_clock::now();
+  for (const auto& c : unseen) {
+    try {
+      probed.push_back({c, engine::probe_step_s(c, request.suite.options.inputs)});
+    } catch (const std::exception&) {  // the measurement will meet it again and say so
+    }
+  }
+  if (!unseen.empty()) {
+    probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
+    if (request.suite.budget_s > 0) request.suite.budget_s = std::max(1e-3, request.suite.budget_s - probe_s);
+    printer.note(fmt::format("one step of each case new to the history timed first ({} of {}, {}; counted in the budget)",
+                             unseen.size(), cases.size(), format_duration(probe_s)));
+  }
+  const auto& st = request.suite.options.settings;
+  const auto steps = (st.min_warmup_steps + st.stopping.min_samples) * static_cast<std::size_t>(request.timing.rounds);
+  const double share = budget_share(request.suite.budget_s, request.suite.max_per_case_s, 0, cases.size());
+  for (const auto& line : cases_that_cannot_fit(cases, history, share, steps, probed)) printer.note(line);
+  return probe_s;
+}
+
 int execute_run(const RunFlags& o, const CLI::App& cmd) {
   if (cmd.count("--gpus") > 0) return execute_run_on_gpus(o, cmd);  // data-parallel, through `scale`
   // Validate everything before measuring anything.
@@ -128,35 +157,9 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   for (const auto& line : plan_lines(o, request)) printer.plan(line);
   if (const auto headline = machine_headline(findings); !headline.empty() && verbosity == Verbosity::kNormal)
     printer.plan(headline);
-  // Time promises, said before measuring: each case's step time from the history, or for a case new
-  // to it, from one step measured now (its time comes out of the budget); the cases that cannot fit
-  // their share.
-  double probe_s = 0;
   // The history as it was before this run: the time promises and the run-to-run spread read it.
   const auto history = store ? store->case_history() : std::vector<CaseHistoryPoint>{};
-  {
-    const auto& cases = request.suite.plan.cases;
-    std::vector<ProbedStep> probed;
-    auto unseen = cases_without_history(cases, history);
-    std::erase_if(unseen, [](const CaseSpec& c) { return is_python(c); });  // the C++ step says nothing of the Python loop's
-    const auto probe_start = std::chrono::steady_clock::now();
-    for (const auto& c : unseen) {
-      try {
-        probed.push_back({c, engine::probe_step_s(c, request.suite.options.inputs)});
-      } catch (const std::exception&) {  // the measurement will meet it again and say so
-      }
-    }
-    if (!unseen.empty()) {
-      probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
-      if (request.suite.budget_s > 0) request.suite.budget_s = std::max(1e-3, request.suite.budget_s - probe_s);
-      printer.note(fmt::format("one step of each case new to the history timed first ({} of {}, {}; counted in the budget)",
-                               unseen.size(), cases.size(), format_duration(probe_s)));
-    }
-    const auto& st = request.suite.options.settings;
-    const auto steps = (st.min_warmup_steps + st.stopping.min_samples) * static_cast<std::size_t>(request.timing.rounds);
-    const double share = budget_share(request.suite.budget_s, request.suite.max_per_case_s, 0, cases.size());
-    for (const auto& line : cases_that_cannot_fit(cases, history, share, steps, probed)) printer.note(line);
-  }
+  const double probe_s = promise_times(request, history, printer);
 
   // Each case in interleaved rounds (fresh processes by default): the interval covers the next run.
   const auto each_round = with_python_cases(round_measurer(request.timing), request.python);
@@ -164,8 +167,7 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   const int failures = run_suite(request.suite, run, *each_round, *parity, printer);
   run.wall_s += probe_s;  // "done in" and the stored wall time include the probes
   // Earlier runs of the same cases (none with --no-save) and the prior: where they vary more than
-  // this run's rounds, the interval is theirs.
-  // Where the intervals come from: said once in the column's name; the paragraph with --verbose.
+  // this run's rounds, the interval is theirs (said in the column's name; the paragraph with --verbose).
   if (apply_run_to_run(run, history) > 0 && verbosity == Verbosity::kVerbose) printer.note(run_to_run_note(run));
   if (store) add_utilisation(run, *store, printer);
   printer.document(nlohmann::json(run));  // --json with the run-to-run intervals, the utilisation (and the probes' time)

@@ -197,6 +197,10 @@ struct CaseResult {
   std::string ceiling_precision;
   std::string ceiling_measured_utc;           // when `peak` measured it
   std::optional<double> ceiling_share;        // achieved_flops_per_s / ceiling_flops_per_s
+  // The precision whose measured matmul ceiling on this device is the highest, where it is clearly
+  // (5%) above ceiling_precision's ("": none is; on a CPU that emulates bfloat16, float32's is the highest).
+  std::string faster_precision;
+  std::optional<double> faster_precision_flops_per_s;
   std::string bound;                          // "launch-bound", "small-kernel-bound", "compute-bound", "memory-bound" or ""
   std::string bound_evidence;                 // "device busy 31% of the step", ...
 

@@ -194,6 +194,9 @@ void to_json(json& j, const CaseResult& v) {
                             {"ceiling_measured_utc", v.ceiling_measured_utc},
                             {"ceiling_precision", v.ceiling_precision},
                             {"share_of_ceiling", v.ceiling_share ? json(*v.ceiling_share) : json(nullptr)},
+                            {"faster_precision", v.faster_precision},
+                            {"faster_precision_flops_per_s",
+                             v.faster_precision_flops_per_s ? json(*v.faster_precision_flops_per_s) : json(nullptr)},
                             {"bound", v.bound},
                             {"evidence", v.bound_evidence},
                             {"device_operations_per_step", v.device_operations_per_step}}},
@@ -242,6 +245,8 @@ void utilisation_from_json(const json& j, CaseResult& v) {
   get_if(*u, "ceiling_measured_utc", v.ceiling_measured_utc);
   get_if(*u, "ceiling_precision", v.ceiling_precision);
   get_optional(*u, "share_of_ceiling", v.ceiling_share);
+  get_if(*u, "faster_precision", v.faster_precision);
+  get_optional(*u, "faster_precision_flops_per_s", v.faster_precision_flops_per_s);
   get_if(*u, "bound", v.bound);
   get_if(*u, "evidence", v.bound_evidence);
   get_if(*u, "device_operations_per_step", v.device_operations_per_step);

@@ -37,6 +37,14 @@ PointOutcome outcome_named(const std::string& name) {
 
 }  // namespace
 
+bool knee_at_range_end(const BatchSweep& s) {
+  if (!s.knee || s.first_oom) return false;
+  std::int64_t largest = 0;
+  for (const auto& p : s.points)
+    if (p.outcome == PointOutcome::fit) largest = std::max(largest, p.batch);
+  return largest > 0 && *s.knee == largest;
+}
+
 const char* outcome_name(PointOutcome o) {
   switch (o) {
     case PointOutcome::fit: return "ok";

@@ -59,6 +59,10 @@ struct BatchSweep {
   bool finished = false;
 };
 
+// The knee is the largest batch that ran and no batch ran out of memory: the throughput was still
+// rising where the range ended, so the range holds no knee (a larger --to would find it).
+bool knee_at_range_end(const BatchSweep& s);
+
 // ---- precision: speed-up over float32 and numerical parity -------------------------------------
 inline constexpr double kParityTolerance = 0.02;
 

@@ -13,6 +13,8 @@ const std::string& ceiling_precision_of(const CaseResult& c) {
 void apply_ceilings(CaseResult& c, const DeviceCeilings& ceilings) {
   c.ceiling_flops_per_s.reset();
   c.ceiling_share.reset();
+  c.faster_precision.clear();
+  c.faster_precision_flops_per_s.reset();
   c.ceiling_measured_utc.clear();
   c.bound.clear();
   c.bound_evidence.clear();
@@ -22,6 +24,12 @@ void apply_ceilings(CaseResult& c, const DeviceCeilings& ceilings) {
   c.ceiling_flops_per_s = matmul->value();
   c.ceiling_measured_utc = ceilings.measured_utc;
   c.ceiling_share = c.achieved_flops_per_s / matmul->value();
+  for (const auto& other : ceilings.ceilings)
+    if (other.kind == CeilingKind::kMatmul && other.samples > 0 && other.value() > 1.05 * matmul->value() &&
+        (!c.faster_precision_flops_per_s || other.value() > *c.faster_precision_flops_per_s)) {
+      c.faster_precision = other.variant;
+      c.faster_precision_flops_per_s = other.value();
+    }
   const double share = *c.ceiling_share;
   const auto of_ceiling = fmt::format("{:.0f}% of the {} matmul ceiling ({} of {}){}", 100 * share, precision,
                                       format_ceiling_value(CeilingKind::kMatmul, c.achieved_flops_per_s),

@@ -210,14 +210,13 @@ std::string html_context_section(const ReportSource& src, const std::string& tit
   return body;
 }
 
-// The article's view: per model, the epoch time on each device and the speed-ups over the CPU
-// (with the article's figure beside), then the speed-ups over the CPU's fastest precision.
+// The article's view of this run: per model, the epoch time on each device and the speed-ups over
+// the CPU (the article's figures are in their own section), then the speed-ups over the CPU's fastest precision.
 std::string html_summary_section(const RunResult& run, const std::vector<std::string>& devices, bool published) {
   Rows t{{"model"}};
   for (const auto& d : devices) t[0].push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
   for (const auto& d : devices)
     if (d != "cpu") t[0].push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
-  if (!published) t[0].push_back("article (M2, published)");
   for (const auto& r : report_rows(run)) {
     std::vector<std::string> row{r.label};
     for (const auto& d : devices) {
@@ -232,10 +231,6 @@ std::string html_summary_section(const RunResult& run, const std::vector<std::st
       const auto* s = find_row_speedup(run.speedups, r.model, r.dtype, d, r.batch);
       row.push_back(!s ? "-" : published ? fmt::format("{:.2f}x", s->ratio)
                                          : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
-    }
-    if (!published) {
-      const double a = r.dtype == "float32" ? article_speedup(r.model) : 0;  // the article measured float32
-      row.push_back(a > 0 ? fmt::format("{:.2f}x", a) : "-");
     }
     t.push_back(row);
   }
@@ -489,15 +484,17 @@ std::string html_cases_section(const RunResult& run) {
 
 // The article's figures, each beside this run's speed-ups of the same workload.
 std::string html_article_section(const RunResult& run, bool published) {
-  Rows t{{"case", "CPU", "MPS", "speed-up (article)", "speed-up (this run)"}};
+  const bool yours_column = !published && !run.speedups.empty();  // no column of dashes for a run of one device
+  Rows t{{"case", "CPU", "MPS", "speed-up (article)"}};
+  if (yours_column) t[0].push_back("speed-up (this run)");
   for (const auto& f : article_figures()) {
     std::vector<std::string> parts;
     if (!published)
       for (const auto& s : run.speedups)
         if (s.workload == f.workload) parts.push_back(fmt::format("{:.2f}x [{:.2f}, {:.2f}] on {}", s.ratio, s.ci_low, s.ci_high, s.device));
     t.push_back({fmt::format("{} (section {})", f.label, f.section), fmt::format("{:g} {}", f.cpu, f.unit),
-                 fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup),
-                 parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, "; "))});
+                 fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup)});
+    if (yours_column) t.back().push_back(parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, "; ")));
   }
   return "<h2>The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)</h2>\n" + html_table(t, "article");
 }

@@ -1,5 +1,5 @@
-// The Markdown report: the article's table (model | CPU | accelerator | speed-up), with the
-// article's own speed-up beside the user's, then one line per case.
+// The Markdown report: the article's table (model | CPU | accelerator | speed-up) of this run, one
+// line per case, then the article's published figures in their own section.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -83,8 +83,8 @@ std::string md_context_section(const ReportSource& src, bool published) {
   return out;
 }
 
-// Table 1: the article's view (epoch time per device, the speed-ups, the article's figure), then the
-// speed-ups over the CPU's fastest precision.
+// Table 1: the article's view of this run (epoch time per device, the speed-ups; the article's own
+// figures are in their section, never beside the user's), then the speed-ups over the CPU's fastest precision.
 std::string md_summary_section(const RunResult& run, bool published) {
   const auto devices = report_devices(run);
   std::string out = "## Training time and speed-up\n\n";
@@ -93,7 +93,6 @@ std::string md_summary_section(const RunResult& run, bool published) {
   for (const auto& d : devices) header.push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
   for (const auto& d : devices)
     if (d != "cpu") header.push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
-  if (!published) header.push_back("article (M2, published)");
   t1.push_back(header);
   for (const auto& r : report_rows(run)) {
     std::vector<std::string> row{r.label};
@@ -109,17 +108,13 @@ std::string md_summary_section(const RunResult& run, bool published) {
       const auto* s = find_row_speedup(run.speedups, r.model, r.dtype, d, r.batch);
       row.push_back(s ? speedup_text(*s, published) : "-");
     }
-    if (!published) {
-      const double a = r.dtype == "float32" ? article_speedup(r.model) : 0;  // the article measured float32
-      row.push_back(a > 0 ? fmt::format("{:.2f}x", a) : "-");
-    }
     t1.push_back(row);
   }
   out += md_table(t1);
   if (!published)
-    out += "\ns/epoch = median step time x steps per epoch (an estimate). Speed-up = CPU median / device median, "
-           "95% bootstrap CI. The article's column is its published M2 figure (mean of 5 runs, no CI): a reference, "
-           "not a measurement.\n";
+    out += fmt::format("\ns/epoch = median step time x steps per epoch (an estimate).{} The article's published "
+                       "figures are in their own section below.\n",
+                       run.speedups.empty() ? "" : " Speed-up = CPU median / device median, with its 95% interval.");
   out += "\n";
   return out + over_fastest_cpu_table(run, published);
 }
@@ -152,7 +147,9 @@ std::string md_cases_section(const RunResult& run) {
 
 // Table 3: the article's figures, with the user's speed-up where the workload matches.
 std::string md_article_section(const RunResult& run, bool published) {
-  std::vector<std::vector<std::string>> t3{{"case", "CPU", "MPS", "speed-up (article)", "speed-up (this run)"}};
+  const bool yours_column = !published && !run.speedups.empty();  // no column of dashes for a run of one device
+  std::vector<std::vector<std::string>> t3{{"case", "CPU", "MPS", "speed-up (article)"}};
+  if (yours_column) t3[0].push_back("speed-up (this run)");
   for (const auto& f : article_figures()) {
     std::string yours = "-";
     if (!published) {
@@ -162,7 +159,8 @@ std::string md_article_section(const RunResult& run, bool published) {
       if (!parts.empty()) yours = fmt::format("{}", fmt::join(parts, "; "));
     }
     t3.push_back({fmt::format("{} (section {})", f.label, f.section), fmt::format("{:g} {}", f.cpu, f.unit),
-                  fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup), yours});
+                  fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup)});
+    if (yours_column) t3.back().push_back(yours);
   }
   return "## The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)\n\n" + md_table(t3);
 }

@@ -53,7 +53,10 @@ std::string sweep_report_ending(const RunResult& run, const nlohmann::json& docu
 namespace {
 std::string batch_conclusion(const BatchSweep& s) {
   std::string out;
-  if (s.knee)
+  if (knee_at_range_end(s))
+    out += fmt::format("knee: none up to batch {}, the end of the range (throughput still rising; --to {} measures "
+                       "beyond)\n", *s.knee, 2 * *s.knee);
+  else if (s.knee)
     out += fmt::format("knee: batch {} (the smallest batch within {:.0f}% of the best throughput, {} samples/s at batch {})\n",
                        *s.knee, 100 * kKneeTolerance, format_count(s.best_samples_per_s.value_or(0)), s.best_batch.value_or(0));
   else

@@ -359,14 +359,18 @@ static std::string render_parity_section(const RunResult& run) {
 
 // The notes column of a measured case, most telling first: a loss that rose, throttling, why it is
 // noisy, rounds, drift, launch and input bounds, utilisation, warm-up, intervals, clocks, numerics,
-// outliers. `max_items` (0: all) keeps the first ones and counts the rest ("+2 more"), which
-// --verbose, `accelbench advise` and the JSON give.
+// outliers. `max_items` (0: all) keeps the first ones, in short words, and counts the rest ("+2"),
+// which --verbose and the JSON give.
 static std::string terminal_case_notes(const CaseResult& c, std::size_t max_items) {
   std::vector<std::string> notes;
   if (loss_rose(c)) notes.push_back("LOSS ROSE");
   if (c.telemetry && c.telemetry->throttled)
     notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
-  if (c.noisy)
+  const bool brief = max_items > 0;
+  if (c.noisy && brief)
+    notes.push_back(c.relative_ci_half_width > c.ci_target ? fmt::format("noisy +-{:.1f}%", 100 * c.relative_ci_half_width)
+                                                           : fmt::format("noisy: {} sample{}", c.stats.n, c.stats.n == 1 ? "" : "s"));
+  else if (c.noisy)
     notes.push_back(c.relative_ci_half_width > c.ci_target
                         ? fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target)
                         : fmt::format("noisy (only {} sample{} in the time allowed)", c.stats.n, c.stats.n == 1 ? "" : "s"));
@@ -392,7 +396,7 @@ static std::string terminal_case_notes(const CaseResult& c, std::size_t max_item
   if (max_items > 0 && notes.size() > max_items) {
     const auto more = notes.size() - max_items;
     notes.resize(max_items);
-    notes.push_back(fmt::format("+{} more", more));
+    notes.push_back(fmt::format("+{}", more));
   }
   return fmt::format("{}", fmt::join(notes, "; "));
 }
@@ -443,7 +447,7 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
   if (o.answer_first && std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) {
         return terminal_case_notes(c, kNotesShown) != terminal_case_notes(c, 0);
       }))
-    out += "+N more: the case's other notes, which --verbose and the JSON give.\n";
+    out += "notes: the two most telling; +N: the case's other notes, which --verbose and the JSON give.\n";
   if (!o.quiet) out += render_rounds_section(run);
   const auto telemetry = render_telemetry_section(run, o.answer_first);
   out += o.quiet ? telemetry.substr(0, telemetry.find("\nNot measured here: ")) : telemetry;
@@ -464,23 +468,23 @@ std::string summary_of_speedup(const std::string& name, const Speedup& s) {
   const auto which = s.widened_by_history ? "next run 95%" : "95% CI";
   if (!(s.ratio > 0) || !(s.ci_low > 0)) return fmt::format("{}: {} over {}: no interval", name, s.device, s.baseline_device);
   if (s.ci_low > 1)
-    return fmt::format("{}: {} ran {:.2f}x as fast as {} ({} {:.2f}x to {:.2f}x)", name, s.device, s.ratio, s.baseline_device,
+    return fmt::format("{}: {} ran {:.2f}x as fast as {} ({}: {:.2f}x to {:.2f}x)", name, s.device, s.ratio, s.baseline_device,
                        which, s.ci_low, s.ci_high);
   if (s.ci_high < 1)
-    return fmt::format("{}: {} ran {:.2f}x as fast as {} ({} {:.2f}x to {:.2f}x)", name, s.baseline_device, 1 / s.ratio,
+    return fmt::format("{}: {} ran {:.2f}x as fast as {} ({}: {:.2f}x to {:.2f}x)", name, s.baseline_device, 1 / s.ratio,
                        s.device, which, 1 / s.ci_high, 1 / s.ci_low);
-  return fmt::format("{}: this run cannot tell {} from {}: {:.2f}x ({} {:.2f}x to {:.2f}x)", name, s.device, s.baseline_device,
+  return fmt::format("{}: this run cannot tell {} from {}: {:.2f}x ({}: {:.2f}x to {:.2f}x)", name, s.device, s.baseline_device,
                      s.ratio, which, s.ci_low, s.ci_high);
 }
 
 std::string summary_of_case(const std::string& name, const CaseResult& c, bool accelerators) {
   if (!c.ok()) return fmt::format("{}: FAILED on {} (the table says why)", name, c.spec.device);
   const auto which = c.run_to_run && c.run_to_run->widened ? "next run 95%" : "95% CI";
-  const auto interval = has_interval(c) ? fmt::format(" ({} {} to {})", which, format_seconds_short(c.stats.ci_low),
+  const auto interval = has_interval(c) ? fmt::format(" ({}: {} to {})", which, format_seconds_short(c.stats.ci_low),
                                                       format_seconds_short(c.stats.ci_high))
                                         : std::string(" (no interval)");
   return fmt::format("{}: {} a step on {}{}; {}", name, format_seconds_short(c.stats.median), c.spec.device, interval,
-                     accelerators ? "no speed-up: a device failed" : "no accelerator to compare with");
+                     accelerators ? "no speed-up: a device failed" : "CPU only");
 }
 }  // namespace
 

@@ -92,9 +92,9 @@ double busy_cores(const MachineSnapshot& s);
 // What distorts a run's timings, "" when nothing does: the whole of it (machine_summary: the run's
 // context and its notes), and its names alone, short enough for one line before the run
 // (machine_headline: "timings may be DISTORTED by: load, threads (see Notes)", the names that fit
-// kHeadlineNamesWidth characters, then "and N more").
+// kHeadlineNamesWidth characters, then "and N more": with "accelbench: " before it, at most 100 columns).
 std::string machine_summary(const std::vector<MachineFinding>& findings);
-inline constexpr std::size_t kHeadlineNamesWidth = 48;
+inline constexpr std::size_t kHeadlineNamesWidth = 36;
 std::string machine_headline(const std::vector<MachineFinding>& findings);
 
 // "some avg10=1.23 ..." of a /proc/pressure file: avg10 of its "some" line (none when absent).

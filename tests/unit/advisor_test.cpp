@@ -5,6 +5,8 @@
 
 #include "analysis/advisor.h"
 #include "core/parity.h"
+#include "core/peak_records.h"
+#include "core/sweep_records.h"
 #include "core/utilisation.h"
 
 using namespace accelbench;
@@ -899,4 +901,107 @@ TEST(Advisor, GraphsCasesAreComparedWithGraphsCases) {
   EXPECT_EQ(text.find("3.8"), std::string::npos) << "bf16 graphs against fp32 eager: " << text;  // 400/104
   EXPECT_NE(text.find("mlp[graphs] on cuda:0 (bfloat16): bfloat16 is 1.13x"), std::string::npos) << text;  // 118/104
   EXPECT_NE(text.find("the whole step in a CUDA graph, measured here: 400.4 us -> 118.1 us a step"), std::string::npos) << text;
+}
+
+// ---- advice only where it helps ----
+
+// A compute-bound case is sent to a precision with a higher ceiling only where this device measured
+// one: on a CPU whose bfloat16 matmul is far slower than its float32 one, the advice says so.
+TEST(AdviceThatHelps, NoHigherCeilingPrecisionTheMeasurementsContradict) {
+  DeviceCeilings cpu_peak;
+  cpu_peak.ceilings = {{CeilingKind::kMatmul, "float32", "2048 x 2048 x 2048", 15, 120e9, 118e9, 121e9, ""},
+                       {CeilingKind::kMatmul, "bfloat16", "2048 x 2048 x 2048", 15, 1.3e9, 1.2e9, 1.4e9, ""}};
+  auto c = make("mlp", "cpu", 0.01);
+  c.device_busy_fraction = 1.0;
+  c.achieved_flops_per_s = 100e9;
+  apply_ceilings(c, cpu_peak);
+  ASSERT_EQ(c.bound, "compute-bound");
+  EXPECT_EQ(c.faster_precision, "");
+  RunResult run;
+  run.cases = {c};
+  auto u = find(advise(run), "utilisation");
+  ASSERT_NE(u, nullptr);
+  EXPECT_FALSE(contains(u->text, "a precision with a higher ceiling")) << u->text;
+  EXPECT_TRUE(contains(u->text, "no precision's measured matmul ceiling on cpu is higher than float32's")) << u->text;
+  // where bfloat16's ceiling is the higher one, it is named with its figure
+  cpu_peak.ceilings[1].median = cpu_peak.ceilings[1].ci_low = cpu_peak.ceilings[1].ci_high = 400e9;
+  apply_ceilings(c, cpu_peak);
+  EXPECT_EQ(c.faster_precision, "bfloat16");
+  run.cases = {c};
+  u = find(advise(run), "utilisation");
+  ASSERT_NE(u, nullptr);
+  EXPECT_TRUE(contains(u->text, "a precision with a higher ceiling go faster here: bfloat16's measured matmul ceiling is"))
+      << u->text;
+  // the JSON keeps it, so `advise` on a stored run says the same
+  EXPECT_EQ(nlohmann::json(c).get<CaseResult>().faster_precision, "bfloat16");
+}
+
+// A knee at the end of the range is no knee: the throughput was still rising.
+TEST(AdviceThatHelps, NoKneeAtTheEndOfTheRange) {
+  auto run = batch_run();
+  run.cases = {run.cases[0], run.cases[1], run.cases[2], run.cases[3]};  // 8..64 all fit
+  auto block = batch_block(run);
+  block["knee"] = 64;
+  block["best_batch"] = 64;
+  block["largest_fit"] = 64;
+  block["first_oom"] = nullptr;
+  block["smallest_oom"] = nullptr;
+  block["bisection"] = nullptr;
+  const auto a = advise(run, doc(block));
+  const auto* k = find(a, "batch-knee");
+  ASSERT_NE(k, nullptr) << dump(a);
+  EXPECT_FALSE(contains(k->text, "use batch 64")) << k->text;
+  EXPECT_TRUE(contains(k->text, "the range holds no knee; --to 128 measures beyond it")) << k->text;
+  const auto sweep = block.get<BatchSweep>();
+  EXPECT_TRUE(knee_at_range_end(sweep));
+  block["first_oom"] = 128;  // the edge of memory ended it: batch 64 is the one to use
+  EXPECT_FALSE(knee_at_range_end(block.get<BatchSweep>()));
+}
+
+// An interval that more time cannot narrow (the next run's range from the rounds or the fallback
+// constant) is not met with "close other programs, or give it more time".
+TEST(AdviceThatHelps, NoMoreTimeForARangeMoreTimeCannotNarrow) {
+  auto c = make("mlp", "cpu", 0.01);
+  c.noisy = true;
+  c.relative_ci_half_width = 0.3;
+  RunToRun rr;
+  rr.widened = true;
+  rr.source = "fallback";
+  rr.half_width_log = std::log(1.8);
+  c.run_to_run = rr;
+  RunResult run;
+  run.cases = {c};
+  auto n = find(advise(run), "noisy");
+  ASSERT_NE(n, nullptr);
+  EXPECT_FALSE(contains(n->text, "close other programs")) << n->text;
+  EXPECT_FALSE(contains(n->text, "give it more time")) << n->text;
+  EXPECT_TRUE(contains(n->text, "more time in this run cannot narrow")) << n->text;
+  EXPECT_TRUE(contains(n->text, "from -44% to +80% of this run's median")) << n->text;
+  // the same words about two cases: one item naming both
+  run.cases.push_back(run.cases[0]);
+  run.cases[1].spec.workload = "cnn";
+  const auto both = advise(run);
+  ASSERT_EQ(std::count_if(both.begin(), both.end(), [](const Advice& x) { return x.rule == "noisy"; }), 1) << dump(both);
+  EXPECT_EQ(find(both, "noisy")->subject, "mlp on cpu, cnn on cpu") << dump(both);
+  run.cases[0].run_to_run.reset();  // this run's own interval: more time does narrow it
+  n = find(advise(run), "noisy");
+  ASSERT_NE(n, nullptr);
+  EXPECT_TRUE(contains(n->text, "give it more time")) << n->text;
+}
+
+// Advice is ranked, the most useful first: what makes training faster before how far the figures
+// can be trusted.
+TEST(AdviceThatHelps, RankedMostUsefulFirst) {
+  auto noisy = make("transformer", "cpu", 5.0);
+  noisy.noisy = true;
+  noisy.relative_ci_half_width = 0.145;
+  auto in = make("resnet18", "cuda:0", 0.01);
+  in.input_bound = true;
+  in.data_wait_fraction = 0.35;
+  RunResult run;
+  run.cases = {noisy, in};
+  const auto a = advise(run);
+  ASSERT_GE(a.size(), 2u) << dump(a);
+  EXPECT_EQ(a.front().rule, "input-bound") << dump(a);
+  EXPECT_EQ(a.back().rule, "noisy") << dump(a);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "report/printer.h"
 #include "system/machine_checks.h"
 #include "telemetry/nvml_source.h"
 
@@ -258,4 +259,38 @@ TEST(OptionChecks, CountsDoNotWrapAround) {
     const auto m = error_of([&] { parse_count(bad, "--limit", 1000000); });
     EXPECT_NE(m.find("--limit must be a whole number from 0 to 1000000"), std::string::npos) << bad << ": " << m;
   }
+}
+
+// The notes a run holds until its tables are out: grouped by the case they are about, each once,
+// a prediction made before measuring left out where the case's own notes say what happened.
+TEST(HeldNotes, GroupedByCaseEachOnceThePredictionReplaced) {
+  const std::vector<std::string> notes = {
+      "warning: timings may be DISTORTED: the machine is busy",
+      "mlp on cpu (float32, batch 64) cannot fit: a step took 98 ms",
+      "cnn on cpu (float32, batch 64) cannot fit: a step took 1.1 s",
+      "mlp on cpu: 1 of 2 rounds: another needs ~2.4 s",
+      "mlp on cpu: a step takes 33 ms, too long for the time its round had",
+      "stored as run 1 (uid f6bb0bf3) in h.db"};
+  const auto text = render_held_notes(notes);
+  EXPECT_EQ(text,
+            "Notes:\n"
+            "  - warning: timings may be DISTORTED: the machine is busy\n"
+            "  - mlp on cpu:\n"
+            "      1 of 2 rounds: another needs ~2.4 s\n"
+            "      a step takes 33 ms, too long for the time its round had\n"
+            "  - cnn on cpu (float32, batch 64) cannot fit: a step took 1.1 s\n"
+            "  - stored as run 1 (uid f6bb0bf3) in h.db\n");
+  EXPECT_EQ(render_held_notes({}), "");
+}
+
+// The line before a run names what distorts its timings, short enough for one line.
+TEST(MachineChecks, TheHeadlineNamesTheFindingsInOneShortLine) {
+  std::vector<MachineFinding> f = {{"load", true, "busy", "fix"}, {"governor", false, "performance", ""},
+                                   {"threads", true, "oversubscribed", "fix"}};
+  EXPECT_EQ(machine_headline(f), "timings may be DISTORTED by: load, threads (see Notes)");
+  for (const char* name : {"busy processes", "CPU pressure", "memory", "swap", "thermal"}) f.push_back({name, true, "x", "y"});
+  const auto line = machine_headline(f);
+  EXPECT_LE(line.size(), 88u) << line;
+  EXPECT_NE(line.find(" more (see Notes)"), std::string::npos) << line;
+  EXPECT_EQ(machine_headline({{"governor", false, "performance", ""}}), "");
 }

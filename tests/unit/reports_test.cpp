@@ -116,11 +116,23 @@ TEST(Reports, MarkdownMirrorsTheArticleTables) {
   ReportSource src{make_run(), {}, "run 1"};
   const auto md = render_markdown_report(src);
   EXPECT_NE(md.find("# accelbench report: run 1"), std::string::npos);
-  EXPECT_NE(md.find("| model | CPU s/epoch | cuda:0 s/epoch | speed-up cuda:0 [95% CI] | article (M2, published) |"),
-            std::string::npos)
-      << md;
+  EXPECT_NE(md.find("| model | CPU s/epoch | cuda:0 s/epoch | speed-up cuda:0 [95% CI] |\n"), std::string::npos) << md;
   EXPECT_NE(md.find("| transformer |"), std::string::npos);
-  EXPECT_NE(md.find("2.26x |"), std::string::npos);  // the article's transformer beside the user's
+  // the article's figures in their own section only, never in a column beside the user's
+  const auto own = md.find("## The article's figures");
+  ASSERT_NE(own, std::string::npos) << md;
+  EXPECT_EQ(md.find("1.09x"), md.rfind("1.09x")) << md;
+  EXPECT_GT(md.find("2.26x |"), own) << md;
+  EXPECT_NE(md.find("| speed-up (article) | speed-up (this run) |"), std::string::npos) << md;
+  // a run of the CPU alone: no column of dashes for speed-ups it has none of
+  auto cpu_only = make_run();
+  std::erase_if(cpu_only.cases, [](const CaseResult& c) { return c.spec.device != "cpu"; });
+  cpu_only.speedups.clear();
+  for (const auto& text : {render_markdown_report(ReportSource{cpu_only, {}, "run 2"}),
+                           render_html_report(ReportSource{cpu_only, {}, "run 2"})}) {
+    EXPECT_EQ(text.find("speed-up (this run)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("article (M2"), std::string::npos) << text;
+  }
   EXPECT_NE(md.find("| BERT-base text classification (section 6) | 326 s/epoch | 148 s/epoch | 2.20x |"), std::string::npos) << md;
   const auto art = render_markdown_report(ReportSource{article_reference_run(), {}, kArticleRunName});
   EXPECT_NE(art.find("Published figures, not measurements"), std::string::npos);
@@ -970,4 +982,55 @@ TEST(Compare, RunsWithTheirSpreadAreNotSlowerWithinNoise) {
   ASSERT_FALSE(cmp.cases.empty());
   for (const auto& c : cmp.cases) EXPECT_EQ(c.result.verdict, Verdict::Uncertain) << c.workload << " " << c.result.reason;
   EXPECT_TRUE(regressions_beyond(cmp, 0.05).empty());
+}
+
+// The notes column keeps its two most telling items and counts the rest; --verbose (the full
+// report) lists them all, with plurals right ("1 outlier").
+TEST(Reports, TheNotesColumnKeepsTwoItemsAndCountsTheRest) {
+  auto run = make_run(SyntheticOptions{.workloads = {"mlp"}});
+  run.cases.resize(1);
+  auto& c = run.cases[0];
+  c.noisy = true;
+  c.relative_ci_half_width = 0.176;
+  c.rounds_disagree = true;
+  c.drifting = true;
+  c.stats.outliers = 1;
+  run.speedups.clear();
+  const auto short_form = unwrapped(render_terminal_report(run, {.answer_first = true}));
+  EXPECT_NE(short_form.find("noisy +-17.6%; ROUNDS DISAGREE; +2"), std::string::npos) << short_form;
+  EXPECT_EQ(short_form.find("DRIFTING"), std::string::npos) << short_form;
+  const auto full = unwrapped(render_terminal_report(run));
+  EXPECT_NE(full.find("ROUNDS DISAGREE; DRIFTING; 1 outlier"), std::string::npos) << full;
+  EXPECT_EQ(full.find("1 outliers"), std::string::npos) << full;
+  c.stats.outliers = 20;
+  EXPECT_NE(unwrapped(render_terminal_report(run)).find("20 outliers"), std::string::npos);
+}
+
+// The Summary: one line per model, which device is faster and by how much with the interval the
+// table shows, or that this run cannot tell; with the CPU alone, the step time and its interval.
+TEST(Reports, TheSummarySaysWhichDeviceIsFasterPerModel) {
+  RunResult run;
+  std::uint64_t seed = 0;
+  for (const auto& [model, cpu_s, gpu_s] : {std::tuple<const char*, double, double>{"mlp", 0.010, 0.002},
+                                            {"cnn", 0.004, 0.008}})
+    for (const auto& [device, median] : {std::pair<const char*, double>{"cpu", cpu_s}, {"cuda:0", gpu_s}})
+      run.cases.push_back(accelbench::testing::make_case(model, device, 64, median, 0.0001, 20, ++seed));
+  run.speedups = compute_speedups(run.cases);
+  const auto summary = render_run_summary(run);
+  EXPECT_EQ(summary.rfind("Summary:\n", 0), 0u) << summary;
+  EXPECT_NE(summary.find("  mlp: cuda:0 ran 5.0"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("x as fast as cpu (95% CI: "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("  cnn: cpu ran 2.0"), std::string::npos) << summary;
+  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 3) << summary;
+  Speedup same{"mlp", "cuda:0", "cpu", 64, "float32", 1.02, 0.9, 1.2};
+  run.speedups = {same};
+  EXPECT_NE(render_run_summary(run).find("mlp: this run cannot tell cuda:0 from cpu: 1.02x (95% CI: 0.90x to 1.20x)"),
+            std::string::npos)
+      << render_run_summary(run);
+  run.cases.erase(std::remove_if(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.device != "cpu"; }),
+                  run.cases.end());
+  run.speedups.clear();
+  const auto cpu_only = render_run_summary(run);
+  EXPECT_NE(cpu_only.find("  mlp: 10.000 ms a step on cpu (95% CI: "), std::string::npos) << cpu_only;
+  EXPECT_NE(cpu_only.find("; CPU only\n"), std::string::npos) << cpu_only;
 }
