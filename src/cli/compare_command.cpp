@@ -11,6 +11,7 @@
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/durations.h"
 #include "core/errors.h"
 #include "report/terminal.h"
@@ -35,6 +36,8 @@ int execute_compare(const CompareCliOptions& o) {
   if (!(co.alpha > 0 && co.alpha < 0.5)) throw UsageError(fmt::format("--alpha must be in (0, 0.5) (got {})", o.alpha));
   co.min_effect = parse_fraction(o.min_effect, "--min-effect");
   co.equivalence_margin = parse_fraction(o.equivalence, "--equivalence");
+  if (o.min_samples < 1 || o.min_samples > kMaxMinSamples)
+    throw UsageError(fmt::format("--min-samples must be in [1, {}] (got {})", kMaxMinSamples, o.min_samples));
   co.min_samples = std::max<std::size_t>(2, o.min_samples);
   const double fail_above = o.fail_above.empty() ? -1 : parse_fraction(o.fail_above, "--fail-above");
   const std::string db = o.db.empty() ? HistoryStore::default_path() : o.db;
