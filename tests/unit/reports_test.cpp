@@ -1016,3 +1016,29 @@ TEST(Reports, PythonCasesHaveAnImplementationColumnInEveryFormat) {
   EXPECT_EQ(render_html_report(ReportSource{run, {}, "run 1"}).find("<th>impl</th>"), std::string::npos);
   EXPECT_EQ(render_terminal_report(run).find(" impl "), std::string::npos);
 }
+
+// compare pairs a Python case with the same model's Python case of the other run (the same compile
+// mode), never with the C++ case, and names it by its label.
+TEST(Compare, PairsEachImplementationWithItself) {
+  SyntheticOptions o;
+  o.workloads = {"mlp"};
+  o.devices = {"cpu"};
+  o.seed = 1;
+  auto a = make_run(o);
+  ASSERT_EQ(a.cases.size(), 1u);
+  auto py = a.cases[0];
+  py.spec.impl = "python";
+  for (auto& s : py.samples) s *= 3;  // the Python loop: three times the C++ step
+  a.cases.push_back(py);
+  auto compiled = py;
+  compiled.spec.compile = "default";
+  auto b = a;
+  b.cases.push_back(compiled);  // only in B
+  const auto cmp = compare_runs(a, b);
+  ASSERT_EQ(cmp.cases.size(), 2u);
+  EXPECT_EQ(cmp.cases[0].model, "mlp");
+  EXPECT_EQ(cmp.cases[1].model, "mlp[python]");
+  for (const auto& c : cmp.cases) EXPECT_NEAR(c.result.ratio, 1.0, 1e-9) << c.model;  // each against its own implementation
+  ASSERT_EQ(cmp.only_in_b.size(), 1u);
+  EXPECT_NE(cmp.only_in_b[0].find("mlp[python,compile=default]"), std::string::npos) << cmp.only_in_b[0];
+}
