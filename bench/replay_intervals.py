@@ -6,14 +6,23 @@ per case (the measures of bench/interval_calibration.py):
 
 - rounds:  this run's rounds alone: median * exp(+-t_{R-1} s sqrt(2/R)), s = sd(log round medians);
            no interval with one round.
-- prior:   a fixed prior sd (13% host-bound, 0.3% device-bound, in between by the busy share)
+- prior:   a fixed prior sd (13% host-bound, 0.21% device-bound, in between by the busy share)
            weighed as 3 runs, pooled with the case's own earlier runs; from 4 earlier runs on,
            their spread alone.
-- pooled:  this host's spread pooled by kind of case (analysis/run_to_run.h, as `run` does now):
-           the history's log-median variances of every case of the kind and this run's rounds'
-           variances of the kind, the history alone where it varies beyond the rounds (F test, 95%).
+- pooled:  this host's spread pooled by kind of case: the history's log-median variances of every
+           case of the kind and this run's rounds' variances of the kind, the history alone where it
+           varies beyond the rounds (F test, 95%).
+- moderated: as `run` does now (analysis/run_to_run.h): each case's own history and rounds
+           variances moderated by the prior that every case of its kind gives (limma's empirical
+           Bayes fit, analysis/variance_prior.h), then the same F test; under 3 degrees of freedom
+           the fallback constant joins as a prior worth 3 runs.
+Speed-ups (the JSON's `speedups`) get the pooled and moderated ranges from their two cases'
+variances, Welch-Satterthwaite degrees of freedom, as `run` gives them; and
+- paired:  a speed-up's range from its own history of log ratios and its two cases' rounds paired
+           by index (a ratio per pair), F test as for a case; the moderated range under 3 dof.
 
-Usage: python3 bench/replay_intervals.py FOLDER [FOLDER ...]   (standard library only)"""
+Usage: python3 bench/replay_intervals.py [--first] FOLDER [FOLDER ...]   (standard library only)
+  --first: judge only the first run's intervals (against every run's figure): what a new user sees."""
 import glob
 import json
 import math
@@ -87,6 +96,68 @@ def f95(d1, d2):
 MEDIAN_FACTOR = {1: 1, 2: 1, 3: 1.346, 4: 1.193, 5: 1.434, 6: 1.288, 7: 1.469, 8: 1.350, 9: 1.487, 10: 1.386}
 
 
+
+def digamma(x):
+    r = 0.0
+    while x < 6:
+        r -= 1 / x
+        x += 1
+    f = 1 / (x * x)
+    return r + math.log(x) - 0.5 / x - f * (1 / 12 - f * (1 / 120 - f * (1 / 252 - f * (1 / 240 - f / 132))))
+
+
+def trigamma(x):
+    r = 0.0
+    while x < 6:
+        r += 1 / (x * x)
+        x += 1
+    f = 1 / (x * x)
+    return r + 1 / x + f / 2 + f / x * (1 / 6 - f * (1 / 30 - f * (1 / 42 - f / 30)))
+
+
+def trigamma_inverse(y):
+    if y > 1e7:
+        return 1 / math.sqrt(y)
+    if y < 1e-6:
+        return 1 / y
+    x = 0.5 + 1 / y
+    for _ in range(100):
+        tri = trigamma(x)
+        step = tri * (1 - tri / y) / ((trigamma(x + 1e-6) - trigamma(x - 1e-6)) / 2e-6)
+        x += step
+        if -step / x < 1e-10:
+            break
+    return x
+
+
+def fit_prior(estimates):
+    """limma's prior (s0^2, d0) for [(variance, dof)], d0 capped at the total dof."""
+    use = [(v, d) for v, d in estimates if v > 0 and d > 0]
+    if not use:
+        return 0.0, 0.0
+    if len(use) == 1:
+        return use[0]
+    n, total = len(use), sum(d for _, d in use)
+    z = [math.log(v) - digamma(d / 2) + math.log(d / 2) for v, d in use]
+    mean = sum(z) / n
+    excess = sum((x - mean) ** 2 for x in z) / (n - 1) - sum(trigamma(d / 2) for _, d in use) / n
+    if excess <= 0:
+        return math.exp(mean), total
+    d0 = 2 * trigamma_inverse(excess)
+    return math.exp(mean + digamma(d0 / 2) - math.log(d0 / 2)), min(d0, total)
+
+
+def moderated(estimates_of_kind, own):
+    """own: (variance, dof) or None; the case alone in its kind keeps its own."""
+    if own and own[1] > 0 and len(estimates_of_kind) == 1:
+        return own
+    s0, d0 = fit_prior(estimates_of_kind)
+    if not own or own[1] <= 0:
+        return s0, d0
+    if d0 <= 0:
+        return own
+    return (d0 * s0 + own[1] * own[0]) / (d0 + own[1]), d0 + own[1]
+
 def kind_of(c):
     busy = (c.get("device_time") or {}).get("busy_fraction")
     k = "host-bound"
@@ -110,7 +181,7 @@ def prior_sd(c):
     if busy is None:
         return 0.13
     share = min(1.0, max(0.0, (0.9 - busy) / 0.4))
-    return 0.003 + (0.13 - 0.003) * share
+    return 0.0021 + (0.13 - 0.0021) * share
 
 
 def half_rounds(c, rounds):
@@ -130,45 +201,106 @@ def half_prior(c, earlier, median):
     return t975(3 + k) * pooled * math.sqrt(2)
 
 
-def pooled_halves(run_cases, history):
-    """history: key -> [medians of earlier runs]. Returns key -> half-width for this run's cases."""
+def combine(h, r, prior):
+    """The history's and the rounds' (variance, dof) as run_to_run.cpp's combine_spread joins them."""
+    if h and r:
+        v, d = h if h[0] > r[0] * f95(h[1], r[1]) else ((h[0] * h[1] + r[0] * r[1]) / (h[1] + r[1]), h[1] + r[1])
+    elif h or r:
+        v, d = h or r
+    else:
+        return prior * prior, 3
+    if d < 3:  # weak evidence: the fallback constant joins as a prior worth 3 runs
+        v, d = (3 * prior * prior + d * v) / (3 + d), 3 + d
+    return v, d
+
+
+def spreads(run_cases, history, kinds_seen, method):
+    """(variance, dof) of each of this run's cases' log median: "pooled" by kind or "moderated"."""
     hist, rnd = {}, {}
     series = {k: v[-10:] for k, v in history.items()}
-    kinds = {k: v[1] for k, v in run_cases.items()}
     for k, (c, kind, median, rounds) in run_cases.items():
         series[k] = series.get(k, []) + [median]
         if len(rounds) >= 2:
-            w, d = rnd.get(kind, (0.0, 0.0))
             n = len(rounds)
-            rnd[kind] = (w + (n - 1) * sd_log(rounds) ** 2 / n * MEDIAN_FACTOR.get(n, 1.5708), d + n - 1)
+            rnd[k] = (kind, (sd_log(rounds) ** 2 / n * MEDIAN_FACTOR.get(n, 1.5708), n - 1))
     for k, meds in series.items():
-        if len(meds) >= 2 and k in history_kinds:
-            kind = kinds.get(k, history_kinds[k])
-            w, d = hist.get(kind, (0.0, 0.0))
-            hist[kind] = (w + (len(meds) - 1) * sd_log(meds) ** 2, d + len(meds) - 1)
+        if len(meds) >= 2:
+            kind = run_cases[k][1] if k in run_cases else kinds_seen[k]
+            hist[k] = (kind, (sd_log(meds) ** 2, len(meds) - 1))
+
+    def of_kind(source, kind, k):
+        ests = [e for kk, (kd, e) in source.items() if kd == kind]
+        if not ests:
+            return None
+        if method == "pooled":
+            d = sum(e[1] for e in ests)
+            return (sum(e[0] * e[1] for e in ests) / d, d) if d else None
+        own = source[k][1] if k in source and source[k][0] == kind else None
+        return moderated(ests, own)
+
     out = {}
     for k, (c, kind, median, rounds) in run_cases.items():
-        hw, hd = hist.get(kind, (0.0, 0.0))
-        rw, rd = rnd.get(kind, (0.0, 0.0))
-        if hd and rd:
-            v, d = (hw / hd, hd) if hw / hd > (rw / rd) * f95(hd, rd) else ((hw + rw) / (hd + rd), hd + rd)
-        elif hd:
-            v, d = hw / hd, hd
-        elif rd:
-            v, d = rw / rd, rd
+        h, r = of_kind(hist, kind, k), of_kind(rnd, kind, k)
+        if method == "pooled" and not h and not r:
+            out[k] = (prior_sd(c) ** 2, 3)
+        elif method == "pooled":
+            out[k] = _pooled_combine(h, r)
         else:
-            v, d = prior_sd(c) ** 2, 3
-        out[k] = t975(d) * math.sqrt(2 * v)
+            out[k] = combine(h, r, prior_sd(c))
     return out
 
 
-history_kinds = {}
+def _pooled_combine(h, r):
+    if h and r:
+        return h if h[0] > r[0] * f95(h[1], r[1]) else ((h[0] * h[1] + r[0] * r[1]) / (h[1] + r[1]), h[1] + r[1])
+    return h or r
+
+
+def speedup_interval(s, cases, spread):
+    """A speed-up's (ratio, low, high) from its two cases' spreads (Welch-Satterthwaite)."""
+    def find(device):
+        for k, (c, *_rest) in cases.items():
+            if c["workload"] == s.get("workload", s.get("model")) and c["device"] == device and c["dtype"] == s["dtype"] \
+                    and c["batch_size"] == s["batch_size"] and bool(c.get("graphs")) == ("graphs" in str(s.get("model", ""))):
+                return spread.get(k)
+        return None
+    a, b = find(s["baseline_device"]), find(s["device"])
+    if not a or not b:
+        return None
+    v = a[0] + b[0]
+    d = v * v / (a[0] ** 2 / a[1] + b[0] ** 2 / b[1]) if v > 0 else 1
+    h = t975(d) * math.sqrt(2 * v)
+    return s["ratio"], s["ratio"] * math.exp(-h), s["ratio"] * math.exp(h)
+
+
+def paired_interval(s, cases, earlier_ratios, moderated_so_far):
+    """A speed-up's range from its own history of log ratios and its rounds paired by index (F test
+    as for a case); the moderated sum of its cases' variances (already replayed) under 3 dof."""
+    def rounds_of(device):
+        for c, *_rest in cases.values():
+            if c["workload"] == s.get("workload", s.get("model")) and c["device"] == device and c["dtype"] == s["dtype"] \
+                    and c["batch_size"] == s["batch_size"] and not c.get("graphs"):
+                return [r["median_s"] for r in c.get("rounds", []) if r.get("median_s", 0) > 0]
+        return []
+    a, b = rounds_of(s["baseline_device"]), rounds_of(s["device"])
+    n = min(len(a), len(b))
+    r = (statistics.variance([math.log(x / y) for x, y in zip(a[:n], b[:n])]) / n * MEDIAN_FACTOR.get(n, 1.5708), n - 1) if n >= 2 else None
+    earlier_ratios.append(math.log(s["ratio"]))
+    meds = earlier_ratios[-11:]
+    h = (statistics.variance(meds), len(meds) - 1) if len(meds) >= 2 else None
+    v = _pooled_combine(h, r)
+    if not v or v[1] < 3:
+        return moderated_so_far[-1] if moderated_so_far else None
+    half = t975(v[1]) * math.sqrt(2 * v[0])
+    return s["ratio"], s["ratio"] * math.exp(-half), s["ratio"] * math.exp(half)
+
+
+METHODS = ("rounds", "prior", "pooled", "moderated", "paired")
 
 
 def replay(folder):
     paths = sorted(glob.glob(os.path.join(folder, "run*.json")), key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[0]))
-    history, per_method = {}, {"rounds": {}, "prior": {}, "pooled": {}}
-    history_kinds.clear()
+    history, kinds_seen, per_method, ratios = {}, {}, {m: {} for m in METHODS}, {}
     for p in paths:
         doc = json.load(open(p, encoding="utf-8"))
         run_cases = {}
@@ -177,43 +309,67 @@ def replay(folder):
                 continue
             rounds = [r["median_s"] for r in c.get("rounds", []) if r.get("median_s", 0) > 0]
             run_cases[key_of(c)] = (c, kind_of(c), c["stats"]["median"], rounds)
-        pooled = pooled_halves(run_cases, history)
+        spread = {m: spreads(run_cases, history, kinds_seen, m) for m in ("pooled", "moderated")}
         for k, (c, kind, median, rounds) in run_cases.items():
-            halves = {"rounds": half_rounds(c, rounds), "prior": half_prior(c, history.get(k, []), median), "pooled": pooled[k]}
+            halves = {"rounds": half_rounds(c, rounds), "prior": half_prior(c, history.get(k, []), median)}
+            for m in ("pooled", "moderated"):
+                v, d = spread[m][k]
+                halves[m] = t975(d) * math.sqrt(2 * v)
             for m, h in halves.items():
                 iv = (median, median * math.exp(-h), median * math.exp(h)) if h is not None else (median, median, median)
                 per_method[m].setdefault(k, []).append(iv)
+        for s in doc.get("speedups", []):
+            label = ("speed-up", s.get("model", s.get("workload")), s["device"] + "/" + s["baseline_device"], s["dtype"], s["batch_size"])
+            for m in ("pooled", "moderated"):
+                iv = speedup_interval(s, run_cases, spread[m])
+                if iv:
+                    per_method[m].setdefault(label, []).append(iv)
+            iv = paired_interval(s, run_cases, ratios.setdefault(label, []), per_method["moderated"].get(label, []))
+            if iv:
+                per_method["paired"].setdefault(label, []).append(iv)
         for k, (c, kind, median, rounds) in run_cases.items():
             history.setdefault(k, []).append(median)
-            history_kinds[k] = kind
+            kinds_seen[k] = kind
     return per_method
 
 
+def label_of(k):
+    if k[0] == "speed-up":
+        return f"x {k[1]} {k[2]}"
+    return f"{k[0]}{'[graphs]' if k[2] else ''} {k[3]}"
+
+
 def main(argv):
+    first_only = "--first" in argv
+    argv = [a for a in argv if a != "--first"]
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
-    print(f"{'series':42} {'case':22} {'runs':>4} {'max/min':>7}   " + "   ".join(f"{m:>16}" for m in ("rounds", "prior", "pooled")))
-    totals = {m: [] for m in ("rounds", "prior", "pooled")}
+    print(f"{'series':34} {'case':26} {'runs':>4} {'max/min':>7}   " + "   ".join(f"{m:>16}" for m in METHODS))
+    totals = {m: [] for m in METHODS}
     for folder in argv:
         per = replay(folder)
-        for k in sorted(per["pooled"], key=str):
+        for k in sorted(per["moderated"], key=str):
             cells, n, mm = [], 0, 0
-            for m in ("rounds", "prior", "pooled"):
-                r = calibrate(per[m][k], len(per[m][k]))
+            for m in METHODS:
+                if k not in per[m]:
+                    cells.append("-")
+                    continue
+                r = calibrate(per[m][k], 1 if first_only else len(per[m][k]))
                 n, mm = r["runs"], r["max_over_min"]
                 wr = "-" if r["width_ratio"] is None else f"{r['width_ratio']:.1f}"
                 cells.append(f"{100 * r['coverage']:5.0f}% wr {wr:>4}" if r["coverage"] is not None else "-")
                 if n >= 4 and r["coverage"] is not None and r["width_ratio"] is not None:
                     totals[m].append((r["coverage"], r["width_ratio"]))
             if n >= 3:
-                print(f"{os.path.basename(folder.rstrip('/')):42} {k[0] + ' ' + k[3]:22} {n:>4} {mm:>7.3f}   " + "   ".join(f"{x:>16}" for x in cells))
-    print("over the series of 4 runs or more (rounds: a case with one round has no interval and covers nothing):")
+                print(f"{os.path.basename(folder.rstrip('/'))[:34]:34} {label_of(k)[:26]:26} {n:>4} {mm:>7.3f}   " + "   ".join(f"{x:>16}" for x in cells))
+    print("over the series of 4 runs or more (rounds: a case with one round has no interval and covers nothing;"
+          + (" the first run's intervals judged against all runs)" if first_only else " every run's intervals judged)"))
     for m, rows in totals.items():
         if rows:
             cov, wr = [r[0] for r in rows], sorted(r[1] for r in rows)
-            print(f"  {m:7} {len(rows)} series: mean coverage {100 * sum(cov) / len(cov):.0f}%, >= 90% in {sum(c >= 0.9 for c in cov)}; "
-                  f"median width ratio {wr[len(wr) // 2]:.1f}, <= 3 in {sum(w <= 3 for w in wr)}")
+            print(f"  {m:9} {len(rows)} series: mean coverage {100 * sum(cov) / len(cov):.0f}%, >= 90% in {sum(c >= 0.9 for c in cov)}, "
+                  f"lowest {100 * min(cov):.0f}%; median width ratio {wr[len(wr) // 2]:.1f}, <= 3 in {sum(w <= 3 for w in wr)}, largest {wr[-1]:.1f}")
     return 0
 
 

@@ -14,6 +14,41 @@
 
 namespace accelbench {
 
+VarianceEstimate fit_variance_prior(const std::vector<VarianceEstimate>& estimates) {
+  std::vector<VarianceEstimate> usable;
+  double total_dof = 0;
+  for (const auto& e : estimates)
+    if (e.variance > 0 && e.dof > 0 && std::isfinite(e.variance) && std::isfinite(e.dof)) {
+      usable.push_back(e);
+      total_dof += e.dof;
+    }
+  if (usable.empty()) return {};
+  if (usable.size() == 1) return usable.front();
+  // z_i = log s_i^2 - digamma(d_i/2) + log(d_i/2) has mean log s0^2 - digamma(d0/2) + log(d0/2) and
+  // variance trigamma(d_i/2) + trigamma(d0/2).
+  const double n = static_cast<double>(usable.size());
+  double mean = 0, sampling = 0;
+  std::vector<double> z;
+  for (const auto& e : usable) {
+    z.push_back(std::log(e.variance) - digamma(e.dof / 2) + std::log(e.dof / 2));
+    mean += z.back() / n;
+    sampling += trigamma(e.dof / 2) / n;
+  }
+  double spread = 0;
+  for (const double v : z) spread += (v - mean) * (v - mean) / (n - 1);
+  const double excess = spread - sampling;
+  if (!(excess > 0)) return {std::exp(mean), total_dof};  // no spread beyond sampling: d0 infinite, capped
+  const double d0 = 2 * trigamma_inverse(excess);
+  return {std::exp(mean + digamma(d0 / 2) - std::log(d0 / 2)), std::min(d0, total_dof)};
+}
+
+VarianceEstimate moderate_variance(const VarianceEstimate& own, const VarianceEstimate& prior) {
+  if (!(prior.dof > 0)) return own;
+  if (!(own.dof > 0)) return prior;
+  const double dof = prior.dof + own.dof;
+  return {(prior.dof * prior.variance + own.dof * own.variance) / dof, dof};
+}
+
 RunToRunPrior run_to_run_prior(const CaseResult& c) {
   if (c.spec.device == "cpu") return {kHostBoundRunSdLog, "the CPU: host-bound"};
   if (!c.device_busy_fraction || !std::isfinite(*c.device_busy_fraction))
@@ -73,6 +108,15 @@ RunToRun combine_spread(const PooledVariance& history, const PooledVariance& rou
     r.prior_sd_log = fallback.sd_log;
     r.prior_basis = fmt::format("{}; {}", fallback.basis, kPriorMeasuredOn);
     set_widths(r, fallback.sd_log * fallback.sd_log, kPriorRuns);
+    return r;
+  }
+  // Fewer degrees of freedom than the fallback's weight (two rounds of one case: one): t(1) = 12.7
+  // would make the interval mostly the quantile's. The fallback joins as a prior worth kPriorRuns.
+  if (r.dof < kPriorRuns) {
+    const double prior_variance = fallback.sd_log * fallback.sd_log;
+    r.prior_sd_log = fallback.sd_log;
+    r.prior_basis = fmt::format("{}; {}", fallback.basis, kPriorMeasuredOn);
+    set_widths(r, (kPriorRuns * prior_variance + r.dof * r.sd_log * r.sd_log) / (kPriorRuns + r.dof), kPriorRuns + r.dof);
   }
   return r;
 }
@@ -88,22 +132,6 @@ std::string eager_label(std::string label) {
 std::string key(const std::string& model, const std::string& device, const std::string& dtype, std::int64_t batch,
                 int threads) {
   return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", model, device, dtype, batch, threads);
-}
-std::string key(const CaseSpec& s) { return key(model_label(s), s.device, s.dtype, s.batch_size, s.threads); }
-
-using KindPools = std::vector<std::pair<std::string, PooledVariance>>;
-
-PooledVariance pool_of(const KindPools& pools, const std::string& kind) {
-  for (const auto& [k, v] : pools)
-    if (k == kind) return v;
-  return {};
-}
-
-PooledVariance& pool_in(KindPools& pools, const std::string& kind) {
-  for (auto& [k, v] : pools)
-    if (k == kind) return v;
-  pools.emplace_back(kind, PooledVariance{});
-  return pools.back().second;
 }
 
 // One stored case's runs: its log medians, newest first, one a run, and its kind.
@@ -132,14 +160,16 @@ std::map<std::string, Series> stored_series(const RunResult& run, const std::vec
 }
 }  // namespace
 
+std::string spread_case_key(const CaseSpec& s) { return key(model_label(s), s.device, s.dtype, s.batch_size, s.threads); }
+
 double median_variance_factor(std::size_t n) {
   // Var(median of n normal draws) * n / sigma^2 (exact for n <= 10; pi / 2 in the limit).
   static constexpr double kFactor[] = {1, 1, 1, 1.346, 1.193, 1.434, 1.288, 1.469, 1.350, 1.487, 1.386};
   return n < std::size(kFactor) ? kFactor[n] : 1.5708;
 }
 
-KindPools rounds_variances(const RunResult& run) {
-  KindPools pools;
+CaseVariances rounds_variances(const RunResult& run) {
+  CaseVariances out;
   for (const auto& c : run.cases) {
     if (!c.ok()) continue;
     std::vector<double> medians;
@@ -148,26 +178,41 @@ KindPools rounds_variances(const RunResult& run) {
     if (medians.size() < 2) continue;
     const double s = sd_log(medians), n = static_cast<double>(medians.size());
     // The variance of the run's median: of the rounds' median, which is the pooled median's level.
-    pool_in(pools, spread_kind(c)).add(s * s / n * median_variance_factor(medians.size()), n - 1);
+    out[spread_case_key(c.spec)] = {spread_kind(c), {s * s / n * median_variance_factor(medians.size()), n - 1}};
   }
-  return pools;
+  return out;
 }
 
-KindPools history_variances(const RunResult& run, const std::vector<CaseHistoryPoint>& history) {
+CaseVariances history_variances(const RunResult& run, const std::vector<CaseHistoryPoint>& history) {
   auto series = stored_series(run, history);
   for (const auto& c : run.cases) {
     if (!c.ok() || !(c.stats.median > 0) || !std::isfinite(c.stats.median)) continue;
-    auto& s = series[key(c.spec)];
+    auto& s = series[spread_case_key(c.spec)];
     s.kind = spread_kind(c);
     s.medians.push_back(c.stats.median);
   }
-  KindPools pools;
+  CaseVariances out;
   for (const auto& [k, s] : series) {
     if (s.medians.size() < 2) continue;
     const double sd = sd_log(s.medians);
-    pool_in(pools, s.kind).add(sd * sd, static_cast<double>(s.medians.size() - 1));
+    out[k] = {s.kind, {sd * sd, static_cast<double>(s.medians.size() - 1)}};
   }
-  return pools;
+  return out;
+}
+
+PooledVariance moderated_variance(const CaseVariances& all, const std::string& kind, const std::string& case_key) {
+  std::vector<VarianceEstimate> of_kind;
+  for (const auto& [k, v] : all)
+    if (v.kind == kind) of_kind.push_back(v.estimate);
+  const auto it = all.find(case_key);
+  const VarianceEstimate own = it != all.end() && it->second.kind == kind ? it->second.estimate : VarianceEstimate{};
+  // The case alone in its kind: its own estimate, not counted twice as its own prior.
+  const bool alone = own.dof > 0 && of_kind.size() == 1;
+  const auto m = alone ? own : moderate_variance(own, fit_variance_prior(of_kind));
+  PooledVariance p;
+  p.add(m.variance, m.dof);
+  p.members = of_kind.size();
+  return p;
 }
 
 namespace {
@@ -198,9 +243,15 @@ std::size_t count_earlier(const CaseResult& c, const std::vector<CaseHistoryPoin
 std::string method_words(const RunToRun& r) {
   if (r.source == "fallback")
     return fmt::format("a fallback constant (sd {:.1f}%: {})", 100 * r.prior_sd_log, r.prior_basis);
-  if (r.source == "rounds") return "this run's rounds, pooled over the cases of its kind (no earlier run on this host)";
-  return fmt::format("earlier runs on this host of {} case{} of its kind{}", r.history_cases, r.history_cases == 1 ? "" : "s",
-                     r.source == "history" ? " (they varied more than this run's rounds)" : " and this run's rounds");
+  const std::string with_prior =
+      r.uses_prior() ? fmt::format(", with a fallback constant as a prior worth {:.0f} runs (sd {:.1f}%: {})", kPriorRuns,
+                                   100 * r.prior_sd_log, r.prior_basis)
+                     : "";
+  if (r.source == "rounds")
+    return "this run's rounds, pooled over the cases of its kind (no earlier run on this host)" + with_prior;
+  return fmt::format("earlier runs on this host of {} case{} of its kind{}{}", r.history_cases, r.history_cases == 1 ? "" : "s",
+                     r.source == "history" ? " (they varied more than this run's rounds)" : " and this run's rounds",
+                     with_prior);
 }
 }  // namespace
 
@@ -212,8 +263,8 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
   for (auto& c : run.cases) {
     if (!c.ok() || !(c.stats.median > 0) || !std::isfinite(c.stats.median) || c.stats.n < 1) continue;
     const auto kind = spread_kind(c);
-    const auto h = pool_of(from_history, kind);
-    RunToRun r = combine_spread(h, pool_of(from_rounds, kind), run_to_run_prior(c));
+    const auto h = moderated_variance(from_history, kind, spread_case_key(c.spec));
+    RunToRun r = combine_spread(h, moderated_variance(from_rounds, kind, spread_case_key(c.spec)), run_to_run_prior(c));
     r.kind = kind;
     r.history_cases = h.members;
     r.earlier_runs = count_earlier(c, history, run.context);
@@ -223,14 +274,14 @@ std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>
     c.interval_method += fmt::format("; shown: the next run's range, t({:.0f}) * sd * sqrt(2) with the run-to-run sd "
                                      "{:.1f}% from {}",
                                      r.dof, 100 * r.sd_log, method_words(r));
-    by_case[key(c.spec)] = r;
+    by_case[spread_case_key(c.spec)] = r;
     c.run_to_run = std::move(r);
     ++given;
   }
   auto find = [&](const std::string& model, const std::string& device, const Speedup& s) -> const RunToRun* {
     for (const auto& c : run.cases)
       if (model_label(c.spec) == model && c.spec.device == device && c.spec.dtype == s.dtype && c.spec.batch_size == s.batch_size)
-        if (const auto it = by_case.find(key(c.spec)); it != by_case.end()) return &it->second;
+        if (const auto it = by_case.find(spread_case_key(c.spec)); it != by_case.end()) return &it->second;
     return nullptr;
   };
   for (auto* list : {&run.speedups, &run.graph_speedups})

@@ -5,25 +5,29 @@
 // device-bound, graph replay), so that one earlier run of anything informs a new case:
 //
 // - The history: for each case stored on this host (same torch, same threads), the log medians of
-//   its newest kMaxEarlierRuns runs and this one give a variance with n - 1 degrees of freedom; the
-//   kind's variance is their pooled variance, sum(nu_i s_i^2) / sum(nu_i). Pooling a case's own
-//   variance with its kind's is the scaled inverse-chi-square (empirical Bayes) shrinkage
-//   s^2 = (nu0 s0^2 + nu s^2) / (nu0 + nu), the other cases being the prior s0^2 with nu0 their
-//   degrees of freedom, and the interval takes t(nu0 + nu).
-// - This run's rounds (fresh processes, interleaved over the run): for each case of the kind with
-//   R >= 2 rounds, sd(log round medians)^2 / R, with R - 1 degrees of freedom, pooled the same way.
-//   They see what varies from process to process, not the host's slower phases between runs.
-// - Both: when the history's variance is within what the rounds explain (F test at 95%), the two
-//   are pooled (the rounds were the whole story); when it exceeds it, the history's alone is used
-//   (the host changes between runs more than rounds can see). Without history, the rounds alone;
-//   without either (one round, no history), a fallback constant (run_to_run_prior), named with
-//   where it was measured.
+//   its newest kMaxEarlierRuns runs and this one give a variance with n - 1 degrees of freedom.
+// - This run's rounds (fresh processes, interleaved over the run): for each case with R >= 2
+//   rounds, sd(log round medians)^2 / R (times the median's variance factor), with R - 1 degrees
+//   of freedom. They see what varies from process to process, not the host's slower phases.
+// - Each source is moderated case by case (fit_variance_prior below): the estimates of every case
+//   of the kind give a prior s0^2 worth d0 degrees of freedom, d0 large where the cases share one
+//   spread and small where they differ beyond sampling error, and the case's variance is
+//   (d0 s0^2 + d s^2) / (d0 + d) with t(d0 + d); a case without its own estimate takes the prior.
+//   A quiet case is not widened to its noisy neighbour's spread, nor a noisy one narrowed to a
+//   quiet one's, once it has measurements of its own.
+// - Both, for the case: when the history's variance is within what the rounds explain (F test at
+//   95%), the two are pooled (the rounds were the whole story); when it exceeds it, the history's
+//   alone is used (the host changes between runs more than rounds can see). Without history, the
+//   rounds alone; without either (one round, no history), a fallback constant (run_to_run_prior),
+//   named with where it was measured; with fewer degrees of freedom than kPriorRuns (two rounds of
+//   the one case of its kind), that constant joins the estimate as a prior worth kPriorRuns runs.
 //
 // With V the variance of a run's log median and nu its degrees of freedom, the next run's median
 // falls within median * exp(+-t_{0.975, nu} sqrt(2 V)) (the difference of two runs has twice a run's
 // variance); this run's own precision is median * exp(+-t sqrt(V)). A speed-up adds its two cases'
 // variances (Welch-Satterthwaite degrees of freedom). No torch here.
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,16 +36,40 @@
 
 namespace accelbench {
 
+// A prior for the variances of a set of estimates, fitted from the estimates themselves, and one
+// estimate moderated by it: the empirical Bayes method of limma (Smyth 2004, "Linear models and
+// empirical Bayes methods for assessing differential expression", section 6.2). Each s_i^2 with
+// d_i degrees of freedom is taken as sigma_i^2 chi^2_{d_i} / d_i, the sigma_i^2 drawn from a scaled
+// inverse chi-square prior s0^2 worth d0 degrees of freedom: d0 is large where the estimates differ
+// no more than their sampling error explains (the cases share one spread), small where they differ
+// beyond it (each case has its own). The moderated variance (d0 s0^2 + d s^2) / (d0 + d) has
+// d0 + d degrees of freedom. digamma and trigamma are in core/t_distribution.h.
+struct VarianceEstimate {
+  double variance = 0;  // s^2
+  double dof = 0;       // its degrees of freedom
+};
+
+// The prior (s0^2, d0) fitted to the estimates with a variance and dof above 0 (the others are left
+// out). d0 is capped at the estimates' total dof: a prior never counts for more than what it was
+// fitted from. One estimate: itself. None: {0, 0}.
+VarianceEstimate fit_variance_prior(const std::vector<VarianceEstimate>& estimates);
+
+// An estimate moderated by a prior: (d0 s0^2 + d s^2) / (d0 + d) with d0 + d dof; the prior alone
+// when the estimate has no dof, the estimate alone when the prior has none.
+VarianceEstimate moderate_variance(const VarianceEstimate& own, const VarianceEstimate& prior);
+
+
 inline constexpr std::size_t kMaxEarlierRuns = 10;  // a case's newest stored runs that count
 
 // The fallback constants, used only with neither history nor two rounds: the sd of the log medians
 // of 5-6 back-to-back runs, root mean square over 12 series of host-bound cases (the H200's mlp,
 // cnn and resnet18, device busy 20-44% of the step; the 2-core CPU VM's mlp, cnn and transformer;
 // three sets of runs, 2026) was 0.13; the device-bound transformer's (busy 98-99%) 0.0018-0.0023 in
-// three series. Between the two the constant follows the host's share of the step. Weighed as
-// kPriorRuns degrees of freedom.
+// three series and 0.0022 over seven runs on another day (0.0021 their root mean square). Between
+// the two the constant follows the host's share of the step. Weighed as kPriorRuns degrees of
+// freedom; it also joins, with that weight, a measured estimate of fewer degrees of freedom.
 inline constexpr double kHostBoundRunSdLog = 0.13;
-inline constexpr double kDeviceBoundRunSdLog = 0.003;
+inline constexpr double kDeviceBoundRunSdLog = 0.0021;
 inline constexpr double kPriorRuns = 3;
 inline constexpr const char* kPriorMeasuredOn =
     "sd of log medians over 5-6 back-to-back runs in 12 series on an NVIDIA H200 host and a 2-core CPU VM";
@@ -78,13 +106,27 @@ RunToRun combine_spread(const PooledVariance& history, const PooledVariance& rou
 // the limit): a run's median is the median of its rounds' levels, not their mean.
 double median_variance_factor(std::size_t n);
 
-// The kinds' pooled variances of this run's rounds (cases with two rounds or more).
-std::vector<std::pair<std::string, PooledVariance>> rounds_variances(const RunResult& run);
+// One case's estimate of the variance of its run's log median, and the kind it is pooled with.
+struct CaseVariance {
+  std::string kind;
+  VarianceEstimate estimate;
+};
+// By case: spread_case_key(spec).
+using CaseVariances = std::map<std::string, CaseVariance>;
+std::string spread_case_key(const CaseSpec& spec);
 
-// The kinds' pooled variances of the stored runs of every case on this run's host and torch (the
-// newest kMaxEarlierRuns of each, this run's medians added to its cases).
-std::vector<std::pair<std::string, PooledVariance>> history_variances(const RunResult& run,
-                                                                      const std::vector<CaseHistoryPoint>& history);
+// This run's rounds, case by case (cases with two rounds or more): sd(log round medians)^2 / R times
+// median_variance_factor(R), with R - 1 degrees of freedom.
+CaseVariances rounds_variances(const RunResult& run);
+
+// The stored runs of every case on this run's host and torch (the newest kMaxEarlierRuns of each,
+// this run's medians added to its cases): the variance of their log medians, n - 1 dof.
+CaseVariances history_variances(const RunResult& run, const std::vector<CaseHistoryPoint>& history);
+
+// The case's estimate moderated by the prior fitted to every estimate of its kind, its own among
+// them (fit_variance_prior), or that prior alone for a case without one; the case's own
+// alone where it is the kind's only estimate. `members`: the kind's cases with an estimate.
+PooledVariance moderated_variance(const CaseVariances& all, const std::string& kind, const std::string& case_key);
 
 // Each ok case's interval becomes the next run's range (RunToRun in c.run_to_run; the case's
 // noisy flag and relative_ci_half_width stay the rounds' own), and each speed-up's too (its level

@@ -78,7 +78,8 @@ void check_workload_inputs(const WorkloadInputs& in) {
 std::string max_time_flag(const std::string& unit) { return "--max-time-per-" + unit; }
 
 void add_timing_options(CLI::App* cmd, TimingFlags& f, const std::string& unit) {
-  cmd->add_option("--ci-target", f.ci_target, fmt::format("Stop a {} when the median's 95% CI is within +-this fraction", unit))
+  accept_percentage(cmd->add_option("--ci-target", f.ci_target,
+                                    fmt::format("Stop a {} when the median's 95% CI is within +-this, e.g. 2% or 0.02", unit)))
       ->capture_default_str();
   cmd->add_option("--min-samples", f.min_samples, fmt::format("Minimum timed samples per {}", unit))->capture_default_str();
   cmd->add_option("--min-time", f.min_time, fmt::format("Minimum sampling time per {}", unit))->capture_default_str();

@@ -38,8 +38,8 @@ int execute_compare(const CompareCliOptions& o) {
   co.min_samples = std::max<std::size_t>(2, o.min_samples);
   const double fail_above = o.fail_above.empty() ? -1 : parse_fraction(o.fail_above, "--fail-above");
   const std::string db = o.db.empty() ? HistoryStore::default_path() : o.db;
-  const auto a = load_run_source(o.a, db);
-  const auto b = load_run_source(o.b, db);
+  const auto a = load_run_source(o.a, db, /*offer_published=*/false);  // compare refuses published figures
+  const auto b = load_run_source(o.b, db, /*offer_published=*/false);
   for (const auto* src : {&a, &b})
     if (is_published_run(src->run))
       throw UsageError(fmt::format("{} holds published figures (whole-training times, no samples), which compare cannot "

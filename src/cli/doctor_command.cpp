@@ -66,70 +66,84 @@ std::string ceilings_lines(const std::string& torch_version) {
   return out;
 }
 
+// Every telemetry source this machine could use while a case runs, or why not.
+std::string telemetry_lines() {
+  std::string out = fmt::format("telemetry    sampled at {:g} Hz during each case (--telemetry-hz; --no-telemetry)\n",
+                                kDefaultTelemetryHz);
+  for (const auto& s : all_telemetry_sources()) {
+    if (!s->available()) {
+      out += fmt::format("telemetry    {:<20} no : {}\n", s->name(), s->unavailable_reason());
+      continue;
+    }
+    out += fmt::format("telemetry    {:<20} yes: {}\n", s->name(), s->description());
+    for (const auto& f : s->figures())
+      out += fmt::format("               {:<12} {}{}\n", f.figure, f.available ? "" : "unavailable: ", f.origin);
+  }
+  return out;
+}
+
+// The environment variables and the machine's state: a PROBLEM line (with its fix) for each that
+// distorts timings; `problems` counts them.
+std::string problem_lines(int threads, const engine::TorchRuntime& torch, const HostInfo& h, int& problems) {
+  std::string out;
+  const auto warnings = timing_environment_warnings();
+  if (warnings.empty()) out += "environment  nothing that distorts timings\n";
+  for (const auto& w : warnings) out += fmt::format("PROBLEM      {}\n  fix:       {}\n", w.problem, w.fix);
+  problems += static_cast<int>(warnings.size());
+  if (h.physical_cores > 0 && torch.intra_op_threads < h.physical_cores)
+    out += fmt::format("note         torch uses {} threads on {} cores\n", torch.intra_op_threads, h.physical_cores);
+  for (const auto& f : check_machine(read_machine_snapshot(0.5, threads > 0 ? threads : torch.intra_op_threads))) {
+    if (f.distorts) {
+      out += fmt::format("PROBLEM      {}: {}\n  fix:       {}\n", f.check, f.text, f.fix);
+      ++problems;
+    } else {
+      out += fmt::format("machine      {}: {}\n{}", f.check, f.text, f.fix.empty() ? "" : "  tip:       " + f.fix + "\n");
+    }
+  }
+  return out;
+}
+
+// Exit 1 when a PROBLEM line was printed (an environment variable or the machine's state distorts
+// timings), else 0. Every line is wrapped to the output width.
+int execute_doctor(bool verbose, int threads) {
+  if (threads != 0) check_threads(threads);  // 1 up to 4 per logical core (0: torch's)
+  const auto h = read_host_info();
+  const auto torch = engine::torch_runtime();
+  std::string out = fmt::format("accelbench   {} ({})\n", accelbench_version(), accelbench_git_commit());
+  out += fmt::format("torch        {} (libtorch headers {}.{})\n", torch.version, torch.headers_major, torch.headers_minor);
+  out += fmt::format("host         {} | {} | {} {}\n", h.host, h.os, h.kernel, h.arch);
+  out += fmt::format("CPU          {} | {} cores, {} logical | vector ISA {} | RAM {}\n", h.cpu_model, h.physical_cores,
+                     h.logical_cores, torch.cpu_capability, format_bytes(static_cast<double>(h.memory_bytes)));
+  out += fmt::format("threads      {} intra-op, {} inter-op\n", torch.intra_op_threads, torch.inter_op_threads);
+  for (const auto& b : backend_status())
+    out += fmt::format("backend      {:<5} {}: {}\n", b.name, b.available ? "yes" : "no ", b.detail);
+  for (const auto& d : list_devices())
+    out += fmt::format("device       {:<7} {}{}\n", d.id, d.name,
+                       d.total_memory_bytes ? fmt::format(" ({})", format_bytes(static_cast<double>(*d.total_memory_bytes))) : "");
+  out += ceilings_lines(torch.version);
+  const auto fm = find_fashion_mnist_dir();
+  out += fmt::format("data         Fashion-MNIST: {}\n",
+                     fm.empty() ? std::string("not found (synthetic data will be used; Debian: apt install dataset-fashion-mnist)") : fm);
+  out += telemetry_lines();
+  int problems = 0;
+  out += problem_lines(threads, torch, h, problems);
+  print_out(out);
+  if (verbose) std::cout << "\n" << torch.build_config << "\n";
+  return problems > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 void add_doctor_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("doctor", "Check versions, backends, the environment and the machine (load, busy processes, "
                                            "governor, turbo, SMT, threads, memory, swap, thermal; NVIDIA GPUs: other processes, clocks, heat, persistence) "
-                                           "for what distorts timings. "
-                                           "Exit 1 when an environment variable does; the machine's state is reported with fixes");
+                                           "for what distorts timings, with fixes. "
+                                           "Exit 1 when it prints a PROBLEM (an environment variable or the machine's state)");
   auto verbose = std::make_shared<bool>(false);
   auto threads = std::make_shared<int>(0);
   cmd->add_flag("--verbose", *verbose, "Also print libtorch's build configuration");
   cmd->add_option("--threads", *threads, "Check this many intra-op threads against the free cores (default: torch's)");
-  cmd->callback([&action, verbose, threads]() {
-    action = [verbose, threads]() {
-      if (*threads != 0) check_threads(*threads);  // 1 up to 4 per logical core (0: torch's)
-      const auto h = read_host_info();
-      const auto torch = engine::torch_runtime();
-      std::cout << fmt::format("accelbench   {} ({})\n", accelbench_version(), accelbench_git_commit());
-      std::cout << fmt::format("torch        {} (libtorch headers {}.{})\n", torch.version, torch.headers_major,
-                               torch.headers_minor);
-      std::cout << fmt::format("host         {} | {} | {} {}\n", h.host, h.os, h.kernel, h.arch);
-      std::cout << fmt::format("CPU          {} | {} cores, {} logical | vector ISA {} | RAM {}\n", h.cpu_model,
-                               h.physical_cores, h.logical_cores, torch.cpu_capability,
-                               format_bytes(static_cast<double>(h.memory_bytes)));
-      std::cout << fmt::format("threads      {} intra-op, {} inter-op\n", torch.intra_op_threads,
-                               torch.inter_op_threads);
-      for (const auto& b : backend_status())
-        std::cout << fmt::format("backend      {:<5} {}: {}\n", b.name, b.available ? "yes" : "no ", b.detail);
-      for (const auto& d : list_devices())
-        std::cout << fmt::format("device       {:<7} {}{}\n", d.id, d.name,
-                                 d.total_memory_bytes ? fmt::format(" ({})", format_bytes(static_cast<double>(*d.total_memory_bytes))) : "");
-      print_out(ceilings_lines(torch.version));
-      const auto fm = find_fashion_mnist_dir();
-      std::cout << fmt::format("data         Fashion-MNIST: {}\n",
-                               fm.empty() ? std::string("not found (synthetic data will be used; Debian: apt install dataset-fashion-mnist)") : fm);
-      // Telemetry: every source this machine could use while a case runs, or why not.
-      std::cout << fmt::format("telemetry    sampled at {:g} Hz during each case (--telemetry-hz; --no-telemetry)\n",
-                               kDefaultTelemetryHz);
-      for (const auto& s : all_telemetry_sources()) {
-        if (!s->available()) {
-          std::cout << fmt::format("telemetry    {:<20} no : {}\n", s->name(), s->unavailable_reason());
-          continue;
-        }
-        std::cout << fmt::format("telemetry    {:<20} yes: {}\n", s->name(), s->description());
-        for (const auto& f : s->figures())
-          std::cout << fmt::format("               {:<12} {}{}\n", f.figure, f.available ? "" : "unavailable: ", f.origin);
-      }
-      const auto warnings = timing_environment_warnings();
-      if (warnings.empty()) {
-        std::cout << "environment  nothing that distorts timings\n";
-      } else {
-        for (const auto& w : warnings) std::cout << fmt::format("PROBLEM      {}\n  fix:       {}\n", w.problem, w.fix);
-      }
-      if (h.physical_cores > 0 && torch.intra_op_threads < h.physical_cores)
-        std::cout << fmt::format("note         torch uses {} threads on {} cores\n", torch.intra_op_threads, h.physical_cores);
-      std::string machine;
-      for (const auto& f : check_machine(read_machine_snapshot(0.5, *threads > 0 ? *threads : torch.intra_op_threads))) {
-        if (f.distorts) machine += fmt::format("PROBLEM      {}: {}\n  fix:       {}\n", f.check, f.text, f.fix);
-        else machine += fmt::format("machine      {}: {}\n{}", f.check, f.text, f.fix.empty() ? "" : "  tip:       " + f.fix + "\n");
-      }
-      print_out(machine);
-      if (*verbose) std::cout << "\n" << torch.build_config << "\n";
-      return warnings.empty() ? 0 : 1;
-    };
-  });
+  cmd->callback([&action, verbose, threads]() { action = [verbose, threads]() { return execute_doctor(*verbose, *threads); }; });
 }
 
 }  // namespace accelbench

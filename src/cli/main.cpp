@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   add_scale_rank_command(app, action);
   add_docs_command(app, action);
   add_environment_footer(app);
+  group_options_by_purpose(app);
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names, known;
     for (const auto* sub : app.get_subcommands({})) {

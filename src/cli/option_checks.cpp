@@ -48,6 +48,20 @@ void check_raw_values(const CLI::App& app) {
   for (const CLI::App* sub : app.get_subcommands()) check_raw_values(*sub);
 }
 
+std::string percentage_as_fraction(const std::string& text) {
+  const std::string t = trimmed(text);
+  if (t.size() < 2 || t.back() != '%') return text;
+  const std::string number = trimmed(t.substr(0, t.size() - 1));
+  double v = 0;
+  const auto r = std::from_chars(number.data(), number.data() + number.size(), v);
+  if (number.empty() || r.ec != std::errc() || r.ptr != number.data() + number.size()) return text;
+  return fmt::format("{}", v / 100);
+}
+
+CLI::Option* accept_percentage(CLI::Option* option) {
+  return option->transform([](std::string text) { return percentage_as_fraction(text); }, "", "percentage");
+}
+
 void check_writable(const std::string& path, const char* option) {
   namespace fs = std::filesystem;
   check_output_path(path, option);  // not a directory; the folder (or the file, device) is writable
@@ -99,7 +113,7 @@ void check_batch_size(std::int64_t batch, const char* option) {
 
 void check_stopping(double ci_target, std::size_t min_samples) {
   if (!(ci_target > 0 && ci_target < 1))
-    throw UsageError(fmt::format("--ci-target must be a fraction in (0, 1), e.g. 0.02 for +-2% (got {})", ci_target));
+    throw UsageError(fmt::format("--ci-target must be between 0% and 100% (exclusive), e.g. 2% or 0.02 (got {})", ci_target));
   if (min_samples < 1 || min_samples > kMaxMinSamples)
     throw UsageError(fmt::format("--min-samples must be in [1, {}] (got {})", kMaxMinSamples, min_samples));
 }

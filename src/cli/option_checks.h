@@ -7,6 +7,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace accelbench {
@@ -15,6 +16,12 @@ namespace accelbench {
 // negative number for an unsigned option (CLI11 would wrap it around) or a whole number beyond 64
 // bits (CLI11 would saturate it) is refused with a one-line UsageError naming the option.
 void check_raw_values(const CLI::App& app);
+
+// A fraction typed as a percentage: "5%" becomes "0.05" (and " 5 % " too); any other text is
+// returned as it is, for the option's own conversion to judge. accept_percentage() installs it on
+// an option that takes a fraction, so that --ci-target 5% works as compare's --fail-above 5% does.
+std::string percentage_as_fraction(const std::string& text);
+CLI::Option* accept_percentage(CLI::Option* option);
 
 // An output file must be creatable: its directory exists and is writable, and it is not a directory
 // (core/safe_write.h's check_output_path, then a probe of a regular file or new path).
@@ -32,7 +39,7 @@ void check_threads(int threads, const char* option = "--threads");  // 0 (torch'
 inline constexpr std::int64_t kMaxBatchSize = std::int64_t{1} << 24;
 void check_batch_size(std::int64_t batch, const char* option = "--batch-size");
 inline constexpr std::size_t kMaxMinSamples = 1000000;
-void check_stopping(double ci_target, std::size_t min_samples);  // --ci-target in (0, 1), --min-samples in [1, 10^6]
+void check_stopping(double ci_target, std::size_t min_samples);  // --ci-target in (0, 1) (0% to 100%), --min-samples in [1, 10^6]
 void check_seq_len(std::int64_t seq_len);                   // --seq-len in [2, 512]
 void check_data_dir(const std::string& data_dir);           // --data-dir exists, when given
 // --db given on the command line: its folder must exist (only the default location's folders are

@@ -24,6 +24,11 @@ struct ReportOptions {
 int execute_report(const ReportOptions& o) {
   // The format: --format, else the output's extension, else Markdown; the two must agree.
   const std::string from_path = o.output.empty() || o.output == "-" ? "" : report_format_of_path(o.output);
+  // An extension no format has (x.pdf) is refused rather than written as Markdown under that name.
+  if (const auto ext = std::filesystem::path(o.output).extension().string();
+      from_path.empty() && o.format.empty() && o.output != "-" && ext.size() > 1)
+    throw UsageError(fmt::format("--output {}: no report format writes {} files; use .md, .csv, .html or .json "
+                                 "(or --format with this name)", o.output, ext));
   std::string format = o.format.empty() ? (from_path.empty() ? "md" : from_path) : normalize_report_format(o.format);
   if (!from_path.empty() && format != from_path)
     throw UsageError(fmt::format("--format {} does not match --output {} (a {} file): drop --format or change the extension",

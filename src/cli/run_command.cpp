@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/run_request.h"
 #include "core/durations.h"
+#include "core/errors.h"
 #include "core/plan.h"
 #include "core/utilisation.h"
 #include "drivers/rounds.h"
@@ -24,6 +25,9 @@
 namespace accelbench {
 
 namespace {
+
+// The advice items after a run (the most useful first); `accelbench advise` gives them all.
+constexpr std::size_t kAdviceAfterARun = 5;
 
 nlohmann::json settings_json(const RunFlags& o, const CLI::App& cmd, const RunRequest& run_request) {
   const auto& req = run_request.suite;
@@ -55,18 +59,24 @@ nlohmann::json settings_json(const RunFlags& o, const CLI::App& cmd, const RunRe
   return settings;
 }
 
-std::string plan_line(const RunFlags& o, const RunRequest& run_request) {
+// The plan in two lines, each within 100 columns for the default suite: what is measured, then the
+// time it has.
+std::vector<std::string> plan_lines(const RunFlags& o, const RunRequest& run_request) {
   const auto& req = run_request.suite;
-  const auto& quick_note = run_request.quick_note;
   const auto n = req.plan.cases.size();
-  return fmt::format(
-      "{} case{} ({} on {}) in {} round{} each, {}, CI target +-{:.1f}%{}", n, n == 1 ? "" : "s", fmt::join(run_request.models, ", "),
-      fmt::join(engine::resolve_devices(o.devices), ", "), run_request.timing.rounds,
-      run_request.timing.rounds == 1 ? "" : "s", req.budget_s > 0 ? fmt::format("time budget {} shared among them (at most {} each)", format_duration(req.budget_s),
-                                     format_duration(req.max_per_case_s))
-                       : fmt::format("at most {} per case", format_duration(req.max_per_case_s)),
-      100 * req.options.settings.stopping.ci_target,
-      o.quick ? fmt::format(" [--quick: looser target, fewer samples{}]", quick_note) : "");
+  const auto rounds = run_request.timing.rounds;
+  return {fmt::format("{} case{} ({} on {}), {} round{} each, CI target +-{:.1f}%", n, n == 1 ? "" : "s",
+                      fmt::join(run_request.models, ", "), fmt::join(engine::resolve_devices(o.devices), ", "), rounds,
+                      rounds == 1 ? "" : "s", 100 * req.options.settings.stopping.ci_target),
+          fmt::format("{}{}", req.budget_s > 0 ? fmt::format("time budget {}, at most {} a case",
+                                                             format_duration(req.budget_s), format_duration(req.max_per_case_s))
+                                                : fmt::format("at most {} a case", format_duration(req.max_per_case_s)),
+                      o.quick ? fmt::format(" (--quick: a looser target, fewer samples{})", run_request.quick_note) : "")};
+}
+
+Verbosity run_verbosity(const RunFlags& o) {
+  if (o.verbose && o.quiet) throw UsageError("--quiet and --verbose exclude each other (got both)");
+  return o.quiet ? Verbosity::kQuiet : o.verbose ? Verbosity::kVerbose : Verbosity::kNormal;
 }
 
 // Utilisation per case from the ceilings `accelbench peak` stored for each device and this torch; a
@@ -101,17 +111,23 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   std::unique_ptr<HistoryStore> store;
   if (!o.no_save) store = std::make_unique<HistoryStore>(o.db_path.empty() ? HistoryStore::default_path() : o.db_path);
 
+  const auto verbosity = run_verbosity(o);
   FanOutPrinter printer;
-  printer.add(std::make_unique<TerminalPrinter>(/*per_case_lines=*/false, !o.no_progress, o.json_path));
+  auto terminal = std::make_unique<TerminalPrinter>(/*per_case_lines=*/false, !o.no_progress, o.json_path, verbosity);
+  auto* terminal_printer = terminal.get();
+  printer.add(std::move(terminal));
   if (!o.json_path.empty()) printer.add(std::make_unique<JsonFilePrinter>(o.json_path));
   RunResult run;
   run.context = collect_context(settings_json(o, cmd, request));
-  // What on the machine distorts the timings (load, oversubscribed threads...), one line before measuring.
+  // What on the machine distorts the timings (load, oversubscribed threads...): the whole of it in
+  // the context (and the notes after the tables), its name in one line before measuring.
   const int threads = o.threads == 0 ? engine::host_threads() : o.threads;
-  if (const auto machine = machine_summary(check_machine(read_machine_snapshot(0.5, threads))); !machine.empty())
-    run.context.warnings.push_back(machine);
+  const auto findings = check_machine(read_machine_snapshot(0.5, threads));
+  if (const auto machine = machine_summary(findings); !machine.empty()) run.context.warnings.push_back(machine);
   printer.context(run.context);
-  printer.plan(plan_line(o, request));
+  for (const auto& line : plan_lines(o, request)) printer.plan(line);
+  if (const auto headline = machine_headline(findings); !headline.empty() && verbosity == Verbosity::kNormal)
+    printer.plan(headline);
   // Time promises, said before measuring: each case's step time from the history, or for a case new
   // to it, from one step measured now (its time comes out of the budget); the cases that cannot fit
   // their share.
@@ -149,7 +165,8 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   run.wall_s += probe_s;  // "done in" and the stored wall time include the probes
   // Earlier runs of the same cases (none with --no-save) and the prior: where they vary more than
   // this run's rounds, the interval is theirs.
-  if (apply_run_to_run(run, history) > 0) printer.note(run_to_run_note(run));
+  // Where the intervals come from: said once in the column's name; the paragraph with --verbose.
+  if (apply_run_to_run(run, history) > 0 && verbosity == Verbosity::kVerbose) printer.note(run_to_run_note(run));
   if (store) add_utilisation(run, *store, printer);
   printer.document(nlohmann::json(run));  // --json with the run-to-run intervals, the utilisation (and the probes' time)
   bool stored = true;
@@ -159,11 +176,15 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
       printer.note(fmt::format("stored as run {} (uid {}) in {}", ref.id, ref.uid, store->path()));
     } catch (const HistoryNotStoredError& e) {  // the table and --json still hold every case
       stored = false;
-      printer.note(fmt::format("{}; the table below{} still hold the run", e.what(),
+      printer.note(fmt::format("{}; the tables{} still hold the run", e.what(),
                                o.json_path.empty() ? "" : " and " + o.json_path));
     }
   }
-  printer.finished(run, render_terminal_report(run));
+  terminal_printer->set_closing(render_run_summary(run));
+  const TerminalReportOptions report{.answer_first = verbosity != Verbosity::kVerbose,
+                                     .quiet = verbosity == Verbosity::kQuiet,
+                                     .max_advice = verbosity == Verbosity::kVerbose ? 0 : kAdviceAfterARun};
+  printer.finished(run, render_terminal_report(run, report));
   return failures || !stored ? 1 : 0;
 }
 
@@ -208,6 +229,9 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Write every setting, sample and statistic to this JSON file (the tables stay on stdout)");
   cmd->add_flag("--no-progress", o->no_progress, "No progress line on stderr");
+  cmd->add_flag("--quiet,-q", o->quiet, "Only the tables and the Summary (no plan, notes or advice)");
+  cmd->add_flag("--verbose,-v", o->verbose,
+                "Every warning and note as it happens, every advice item, the speed-up sentences under the table");
   cmd->add_option("--db", o->db_path, "History database the run is stored in (default: $ACCELBENCH_DB, else $XDG_DATA_HOME/accelbench/history.db)");
   cmd->add_flag("--no-save", o->no_save, "Do not store the run in the history database");
   cmd->add_option("--gpus", o->gpus, "Instead: train the models data-parallel on N GPUs (NCCL) through `scale`, at 1 and "

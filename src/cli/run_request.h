@@ -36,6 +36,8 @@ struct RunFlags {
   std::string cooldown = "0s";
   std::string json_path;
   bool no_progress = false;
+  bool quiet = false;    // --quiet: the tables and the Summary only
+  bool verbose = false;  // --verbose: every warning and note as it happens
   std::string db_path;  // history database (--db); empty: the default
   bool no_save = false;
   int gpus = 0;         // --gpus N: the models data-parallel on N GPUs through `scale` (run_gpus.cpp)

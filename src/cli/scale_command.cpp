@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/scale_execute.h"
 
 namespace accelbench {
@@ -23,7 +24,8 @@ void add_scale_command(CLI::App& app, Action& action) {
   cmd->add_flag("--overhead", f->overhead, "Also train a copy of the model without data parallelism on each GPU, a "
                 "sample in turn with each data-parallel one: what data parallelism costs the step, paired (memory x2)");
   cmd->add_option("--max-time", f->max_time_s, "Seconds of sampling per world size at most (default 20)");
-  cmd->add_option("--ci-target", f->ci_target, "Relative half-width of the median's 95% CI to stop at (default 0.02)");
+  accept_percentage(cmd->add_option("--ci-target", f->ci_target,
+                                    "Relative half-width of the median's 95% CI to stop at, e.g. 2% or 0.02 (default 2%)"));
   cmd->add_option("--min-samples", f->min_samples, "Samples at least (default 10)");
   cmd->add_option("--collective-timeout", f->collective_timeout_s, "Seconds before a hung collective ends the job (default 120)");
   cmd->add_option("--json", f->json, "Write the results (every rank's samples) as JSON");

@@ -74,7 +74,9 @@ void add_sweep_batch_command(CLI::App& sweep, Action& action) {
                 "Measure every point in this process (default: each in a child process, so that a crash ends only that point)");
   cmd->add_option("--memory-limit", o->memory_limit,
                   "Cap the accelerator's memory to emulate a smaller device, e.g. 16GiB (CUDA, MPS; not the CPU)");
-  cmd->callback([&action, o, cmd]() { action = [o, cmd]() { return execute_sweep_batch(*o, *cmd); }; });
+  cmd->callback([&action, o, cmd]() { action = [o, cmd]() {
+      return sweep_each_device(o->common, false, [&]() { return execute_sweep_batch(*o, *cmd); });
+    }; });
 }
 
 }  // namespace accelbench

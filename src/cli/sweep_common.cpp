@@ -16,7 +16,9 @@ namespace accelbench {
 
 void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set) {
   cmd->add_option("--model,--models", o.model, "The workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
-  if (set & kSweepDeviceOption) cmd->add_option("--device,--devices", o.device, "The device: cpu, cuda, cuda:1, mps")->required();
+  if (set & kSweepDeviceOption)
+    cmd->add_option("--device,--devices", o.device,
+                    "The device: cpu, cuda, cuda:1, mps; a comma list or 'all' sweeps each in turn (default: all, as run)");
   if (set & kSweepBatchOption) cmd->add_option("--batch-size", o.batch_size, "Training batch size")->capture_default_str();
   if (set & kSweepDtypeOption)
     cmd->add_option("--dtype", o.dtype, "One precision: float32, tfloat32 (CUDA), bfloat16, float16 (autocast)")

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -77,6 +78,13 @@ struct SweepSetup {
   SweepSetup(SweepSetup&&) noexcept;
 };
 SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsigned set, const std::string& kind);
+
+// The devices a sweep with --device measures, one sweep each, in turn: --device as given (one, a
+// comma list or 'all'), else every device as `run` measures them (the CPU and each accelerator;
+// `accelerators_only`: each accelerator, UsageError when there is none). `sweep_one` runs with
+// o.device set to each; the worst exit code is returned. --json holds one sweep: with several
+// devices it is refused (UsageError), before anything is measured. In sweep_command.cpp.
+int sweep_each_device(SweepCommonOptions& o, bool accelerators_only, const std::function<int()>& sweep_one);
 
 // The driver's environment: the run's context collected now (with s.settings as they stand).
 SweepEnvironment sweep_environment(SweepSetup& s, const std::string& command);

@@ -89,7 +89,9 @@ void add_sweep_crossover_command(CLI::App& sweep, Action& action) {
   cmd->add_option("--from", o->from, "First batch size (--axis batch)")->capture_default_str();
   cmd->add_option("--to", o->to, "Last batch size (--axis batch)")->capture_default_str();
   cmd->add_option("--widths", o->widths, "Comma-separated hidden widths (--axis width, mlp)")->capture_default_str();
-  cmd->callback([&action, o, cmd]() { action = [o, cmd]() { return execute_sweep_crossover(*o, *cmd); }; });
+  cmd->callback([&action, o, cmd]() { action = [o, cmd]() {
+      return sweep_each_device(o->common, true, [&]() { return execute_sweep_crossover(*o, *cmd); });
+    }; });
 }
 
 }  // namespace accelbench

@@ -86,7 +86,9 @@ void add_sweep_precision_command(CLI::App& sweep, Action& action) {
   cmd->add_option("--parity-steps", o->parity_steps,
                   "Optimizer steps of the parity runs (same seed, weights and batches, dropout off; 0: no parity)")
       ->capture_default_str();
-  cmd->callback([&action, o, cmd]() { action = [o, cmd]() { return execute_sweep_precision(*o, *cmd); }; });
+  cmd->callback([&action, o, cmd]() { action = [o, cmd]() {
+      return sweep_each_device(o->common, false, [&]() { return execute_sweep_precision(*o, *cmd); });
+    }; });
 }
 
 }  // namespace accelbench

@@ -48,7 +48,9 @@ void add_sweep_workers_command(CLI::App& sweep, Action& action) {
                  "step, beside batches staged on the device; the fewest workers within 5% of the best");
   add_common_sweep_options(cmd, o->common, kSweepDeviceOption | kSweepBatchOption | kSweepDtypeOption | kSweepThreadsOption);
   cmd->add_option("--max-workers", o->max_workers, "Most loader workers (default: 8 or the logical cores, the fewer)");
-  cmd->callback([&action, o, cmd]() { action = [o, cmd]() { return execute_sweep_workers(*o, *cmd); }; });
+  cmd->callback([&action, o, cmd]() { action = [o, cmd]() {
+      return sweep_each_device(o->common, false, [&]() { return execute_sweep_workers(*o, *cmd); });
+    }; });
 }
 
 }  // namespace accelbench

@@ -258,7 +258,7 @@ int remove_tree_entry(const char* path, const struct stat*, int kind, struct FTW
 }
 }  // namespace
 
-std::size_t remove_stale_temporaries(const std::string& dir, const std::string& prefix) {
+std::size_t remove_stale_temporaries(const std::string& dir, const std::string& prefix, StaleKind kind) {
   std::size_t removed = 0;
   std::error_code ec;
   for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -270,7 +270,9 @@ std::size_t remove_stale_temporaries(const std::string& dir, const std::string& 
     if (after == digits || pid <= 0 || (*after != '\0' && *after != '.')) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to ask
     std::error_code rm;
-    if (fs::is_regular_file(it->symlink_status(rm)) && fs::remove(it->path(), rm)) ++removed;
+    const auto status = it->symlink_status(rm);
+    if (kind == StaleKind::files && fs::is_regular_file(status) && fs::remove(it->path(), rm)) ++removed;
+    if (kind == StaleKind::folders && fs::is_directory(status) && remove_tree(it->path().string())) ++removed;
   }
   return removed;
 }

@@ -40,8 +40,11 @@ void check_regular_input_file(const std::string& path, const char* what);
 // The temporary files of writers that were killed (SIGKILL, power loss) before they could remove
 // them: the regular files in `dir` named `prefix` + a process id (+ anything after a '.') whose
 // process no longer exists. write_file_atomically names its temporaries ".NAME.tmp.PID.XXXXXX" and
-// calls it for ".NAME.tmp."; the history store for its ".NAME.new-" files. Returns how many it removed.
-std::size_t remove_stale_temporaries(const std::string& dir, const std::string& prefix);
+// calls it for ".NAME.tmp."; the history store for its ".NAME.new-" files; with StaleKind::folders,
+// the folders so named instead (a sweep's scratch folders, "accelbench-sweep-PID.XXXXXX", removed
+// with remove_tree). Returns how many it removed.
+enum class StaleKind { files, folders };
+std::size_t remove_stale_temporaries(const std::string& dir, const std::string& prefix, StaleKind kind = StaleKind::files);
 
 // Removes a folder of this program's own making and everything under it (symlinks themselves, never
 // what they point to), with POSIX calls (nftw, unlink, rmdir), not std::filesystem::remove_all: the

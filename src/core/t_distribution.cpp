@@ -178,4 +178,42 @@ double f_quantile(double p, double d1, double d2) {
   return d2 * u / (d1 * (1 - u));
 }
 
+double digamma(double x) {
+  double result = 0;
+  for (; x < 12; x += 1) result -= 1 / x;  // psi(x) = psi(x + 1) - 1 / x
+  const double f = 1 / (x * x);
+  return result + std::log(x) - 0.5 / x -
+         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+double trigamma(double x) {
+  double result = 0;
+  for (; x < 12; x += 1) result += 1 / (x * x);  // psi'(x) = psi'(x + 1) + 1 / x^2
+  const double f = 1 / (x * x);
+  return result + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
+}
+
+namespace {
+// psi''(x), by the asymptotic series after the recurrence psi''(x) = psi''(x + 1) - 2 / x^3.
+double tetragamma(double x) {
+  double result = 0;
+  for (; x < 12; x += 1) result -= 2 / (x * x * x);
+  const double f = 1 / (x * x);
+  return result - f - f / x - f * f * (0.5 - f * (1.0 / 6 - f * (1.0 / 6 - f * 3.0 / 10)));
+}
+}  // namespace
+
+double trigamma_inverse(double y) {
+  if (y > 1e7) return 1 / std::sqrt(y);
+  if (y < 1e-6) return 1 / y;
+  double x = 0.5 + 1 / y;  // limma's start: trigamma is convex, so Newton from here increases x monotonically
+  for (int i = 0; i < 100; ++i) {
+    const double tri = trigamma(x);
+    const double step = tri * (1 - tri / y) / tetragamma(x);
+    x += step;
+    if (-step / x < 1e-10) break;
+  }
+  return x;
+}
+
 }  // namespace accelbench

@@ -31,4 +31,11 @@ double t_quantile_95(std::size_t dof);
 // P(F <= x) = I_{d1 x / (d1 x + d2)}(d1 / 2, d2 / 2), inverted by bisection. NaN outside the domain.
 double f_quantile(double p, double d1, double d2);
 
+// The digamma and trigamma functions (x > 0), to about 1e-11; trigamma_inverse(y) solves
+// trigamma(x) = y for y > 0 by Newton's method from limma's starting point (analysis/run_to_run.h's
+// variance prior uses them).
+double digamma(double x);
+double trigamma(double x);
+double trigamma_inverse(double y);
+
 }  // namespace accelbench

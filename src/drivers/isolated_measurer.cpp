@@ -25,7 +25,10 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 ScratchDir::ScratchDir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "accelbench-sweep-XXXXXX").string();
+  // A sweep killed with SIGKILL leaves its folder behind: the next one removes those of dead processes.
+  const auto tmp = std::filesystem::temp_directory_path();
+  remove_stale_temporaries(tmp.string(), "accelbench-sweep-", StaleKind::folders);
+  std::string tmpl = (tmp / fmt::format("accelbench-sweep-{}.XXXXXX", ::getpid())).string();
   if (!::mkdtemp(tmpl.data())) throw UsageError(fmt::format("cannot create a temporary folder in {}", tmpl));
   path = tmpl;
 }

@@ -47,14 +47,26 @@ void JsonFilePrinter::document(const nlohmann::json& doc) { write_json_document(
 
 // ---- terminal ---------------------------------------------------------------------------------
 
-TerminalPrinter::TerminalPrinter(bool per_case_lines, bool progress_line, std::string json_path)
-    : per_case_lines_(per_case_lines), progress_line_(progress_line && ::isatty(2)), json_path_(std::move(json_path)) {}
+TerminalPrinter::TerminalPrinter(bool per_case_lines, bool progress_line, std::string json_path, Verbosity verbosity)
+    : per_case_lines_(per_case_lines),
+      progress_line_(progress_line && ::isatty(2) && verbosity != Verbosity::kQuiet),
+      json_path_(std::move(json_path)),
+      verbosity_(verbosity) {}
 
-void TerminalPrinter::context(const RunContext& c) {
-  for (const auto& w : c.warnings) print_err(fmt::format("accelbench: warning: {}\n", w));
+void TerminalPrinter::hold(const std::string& line) {
+  if (std::find(held_.begin(), held_.end(), line) == held_.end()) held_.push_back(line);
 }
 
-void TerminalPrinter::plan(const std::string& line) { print_err(fmt::format("accelbench: {}\n", line)); }
+void TerminalPrinter::context(const RunContext& c) {
+  for (const auto& w : c.warnings) {
+    if (verbosity_ == Verbosity::kVerbose) print_err(fmt::format("accelbench: warning: {}\n", w));
+    else if (verbosity_ == Verbosity::kNormal) hold("warning: " + w);
+  }
+}
+
+void TerminalPrinter::plan(const std::string& line) {
+  if (verbosity_ != Verbosity::kQuiet) print_err(fmt::format("accelbench: {}\n", line));
+}
 
 void TerminalPrinter::case_started(const CasePosition& at, const CaseSpec& /*spec*/, const std::string& label) {
   if (per_case_lines_) print_err(fmt::format("accelbench: [{}] {}...\n", at.index + 1, label));
@@ -93,11 +105,13 @@ void TerminalPrinter::case_finished(const CasePosition& at, const CaseResult& re
   clear_progress();
   if (per_case_lines_)
     print_err(fmt::format("accelbench: [{}] {}\n", at.index + 1, line));
-  else if (!result.ok())
+  else if (!result.ok() && verbosity_ == Verbosity::kVerbose)  // else the table says it
     print_err(fmt::format("accelbench: {} on {} FAILED: {}\n", result.spec.workload, result.spec.device, result.error));
 }
 
 void TerminalPrinter::note(const std::string& line) {
+  if (verbosity_ == Verbosity::kNormal) return hold(line);
+  if (verbosity_ == Verbosity::kQuiet) return;
   clear_progress();
   print_err(fmt::format("accelbench: {}\n", line));
 }
@@ -105,8 +119,57 @@ void TerminalPrinter::note(const std::string& line) {
 void TerminalPrinter::finished(const RunResult& run, const std::string& report) {
   clear_progress();
   print_out(report);
+  if (const auto notes = render_held_notes(held_); !notes.empty()) print_err("\n" + notes);
+  if (!closing_.empty()) print_out("\n" + closing_);
+  if (verbosity_ == Verbosity::kQuiet) return;
   print_err(fmt::format("accelbench: done in {}{}\n", format_duration(run.wall_s),
                         json_path_.empty() ? "" : fmt::format(", results in {}", json_path_)));
+}
+
+namespace {
+// "mlp on cpu" of "mlp on cpu: 1 of 2 rounds ..." or "mlp on cpu (float32, batch 64) cannot fit: ...";
+// empty for a note about no case.
+std::string note_subject(const std::string& note) {
+  const auto end = std::min(note.find(": "), note.find(" ("));
+  if (end == std::string::npos || end > 60) return "";
+  const auto subject = note.substr(0, end);
+  return subject.find(" on ") != std::string::npos && subject.find(' ') != 0 ? subject : "";
+}
+}  // namespace
+
+std::string render_held_notes(const std::vector<std::string>& notes) {
+  std::vector<std::string> subjects;  // in order of first appearance; "" for notes about no case
+  std::vector<std::vector<std::string>> texts;
+  for (const auto& n : notes) {
+    const auto subject = note_subject(n);
+    auto it = std::find(subjects.begin(), subjects.end(), subject);
+    if (subject.empty() || it == subjects.end()) {
+      subjects.push_back(subject);
+      texts.emplace_back();
+      it = subjects.end() - 1;
+    }
+    auto& list = texts[static_cast<std::size_t>(it - subjects.begin())];
+    if (subject.empty()) list.push_back(n);
+    else list.push_back(n.substr(n.compare(subject.size(), 2, ": ") == 0 ? subject.size() + 2 : subject.size() + 1));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < subjects.size(); ++i) {
+    auto list = texts[i];
+    // A prediction before measuring, once the case's own notes say what happened.
+    if (list.size() > 1)
+      std::erase_if(list, [](const std::string& t) { return t.find("cannot fit: ") != std::string::npos; });
+    if (subjects[i].empty()) {
+      out += "  - " + list.front() + "\n";
+      continue;
+    }
+    if (list.size() == 1) {
+      out += fmt::format("  - {}{}{}\n", subjects[i], list.front().front() == '(' ? " " : ": ", list.front());
+      continue;
+    }
+    out += fmt::format("  - {}:\n", subjects[i]);
+    for (const auto& t : list) out += "      " + t + "\n";
+  }
+  return out.empty() ? "" : "Notes:\n" + out;
 }
 
 }  // namespace accelbench

@@ -75,12 +75,20 @@ class JsonFilePrinter : public Printer {
   std::string path_;
 };
 
+// How much a command says on stderr besides its report. kVerbose: every warning and note as it
+// happens (the sweeps, `run --verbose`). kNormal (`run`): the plan lines before measuring, every
+// other warning and note held until the report is out, then under "Notes:", grouped by the case they
+// are about, each once. kQuiet (`run --quiet`): no plan, no notes, no "done" line.
+enum class Verbosity { kQuiet, kNormal, kVerbose };
+
 // Terminal output: warnings, the plan line, the case lines and the "done" line on stderr; the
 // report on stdout. `per_case_lines`: a sweep's "[i] label..." / "[i] line" (else a run's
-// progress line, and a line only for a failed case).
+// progress line, and a line only for a failed case, which kNormal and kQuiet leave to the table).
 class TerminalPrinter : public Printer {
  public:
-  TerminalPrinter(bool per_case_lines, bool progress_line, std::string json_path);
+  TerminalPrinter(bool per_case_lines, bool progress_line, std::string json_path, Verbosity verbosity = Verbosity::kVerbose);
+  // Printed on stdout after the report and the notes (a run's Summary), in every verbosity.
+  void set_closing(std::string text) { closing_ = std::move(text); }
   void context(const RunContext& c) override;
   void plan(const std::string& line) override;
   void case_started(const CasePosition& at, const CaseSpec& spec, const std::string& label) override;
@@ -91,10 +99,19 @@ class TerminalPrinter : public Printer {
 
  private:
   void clear_progress();
+  void hold(const std::string& line);  // a note for after the report (kNormal), once
   bool per_case_lines_;
   bool progress_line_;
   bool progress_dirty_ = false;
   std::string json_path_;
+  Verbosity verbosity_;
+  std::vector<std::string> held_;
+  std::string closing_;
 };
+
+// The held notes as printed after the report: "Notes:", then one item per subject ("mlp on cpu"),
+// its notes under it, a prediction made before measuring ("... cannot fit: ...") left out where a
+// later note on the same case says what happened. Empty when there are none.
+std::string render_held_notes(const std::vector<std::string>& notes);
 
 }  // namespace accelbench

@@ -30,7 +30,7 @@ ReportSource from_store(HistoryStore& store, std::int64_t id) {
 }
 }  // namespace
 
-ReportSource load_run_source(const std::string& spec, const std::string& db_path) {
+ReportSource load_run_source(const std::string& spec, const std::string& db_path, bool offer_published) {
   if (spec == kArticleRunName) {
     ReportSource src;
     src.run = article_reference_run();
@@ -54,8 +54,8 @@ ReportSource load_run_source(const std::string& spec, const std::string& db_path
   HistoryStore store(db_path, HistoryAccess::kReadOnly);
   const auto id = store.resolve(spec);
   if (!id)
-    throw UsageError(fmt::format("no run '{}' in {} (give a run id or uid from `accelbench history`, a JSON file, or {})",
-                                 spec, db_path, kArticleRunName));
+    throw UsageError(fmt::format("no run '{}' in {} (give a run id or uid from `accelbench history`{})", spec, db_path,
+                                 offer_published ? fmt::format(", a JSON file, or {}", kArticleRunName) : ", or a JSON file"));
   return from_store(store, *id);
 }
 

@@ -152,7 +152,7 @@ std::string format_joules(double j) {
 
 // Energy, power and temperature of each case's measured window (only the columns some case has),
 // the reasons for what is unavailable (once each), and the predicted training run (--epochs).
-std::string render_telemetry_section(const RunResult& run) {
+std::string render_telemetry_section(const RunResult& run, bool one_line_missing) {
   bool energy = false, temperature = false, clock = false;
   for (const auto& c : run.cases) {
     if (!c.telemetry) continue;
@@ -195,7 +195,11 @@ std::string render_telemetry_section(const RunResult& run) {
     if (!m.energy_j.value) missing.insert(fmt::format("energy on {}: {}", where, m.energy_j.unavailable));
     if (!m.max_temperature_c.value) missing.insert(fmt::format("temperature on {}: {}", where, m.max_temperature_c.unavailable));
   }
-  if (!missing.empty()) {
+  if (!missing.empty() && one_line_missing) {
+    std::set<std::string> figures;  // "energy on cpu", without the reasons (doctor gives them)
+    for (const auto& line : missing) figures.insert(line.substr(0, line.find(": ")));
+    out += fmt::format("\nNot measured here: {} (`accelbench doctor` says why).\n", fmt::join(figures, ", "));
+  } else if (!missing.empty()) {
     out += "\nTelemetry not available here:\n";
     for (const auto& line : missing) out += "  " + line + "\n";
   }
@@ -291,11 +295,12 @@ static std::vector<std::string> terminal_report_devices(const RunResult& run) {
 
 // Table 1: the article's view, one row per (model, dtype, batch) in order of appearance: s/epoch per
 // device, the speed-ups over the CPU and over the CPU's fastest precision; then what the columns mean.
-static std::string render_summary_section(const RunResult& run, const std::vector<std::string>& devices) {
-  auto row_name = [](const ReportRow& m) {
-    auto name = m.dtype == "float32" ? m.model : m.model + " " + m.dtype;
-    return m.several_batches ? fmt::format("{} b{}", name, m.batch) : name;
-  };
+static std::string row_name(const ReportRow& m) {
+  auto name = m.dtype == "float32" ? m.model : m.model + " " + m.dtype;
+  return m.several_batches ? fmt::format("{} b{}", name, m.batch) : name;
+}
+
+static std::string render_summary_section(const RunResult& run, const std::vector<std::string>& devices, bool words) {
   std::vector<std::vector<std::string>> t1;
   std::vector<std::string> header{"model"};
   for (const auto& d : devices) header.push_back(fmt::format("{} s/epoch", d == "cpu" ? "CPU" : d));
@@ -336,7 +341,8 @@ static std::string render_summary_section(const RunResult& run, const std::vecto
   if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
     out += " ~ = noisy: CI target not met in the time allowed.";
   out += "\n";
-  for (const auto& s : run.speedups) out += "  " + speedup_words(s) + "\n";
+  if (words)
+    for (const auto& s : run.speedups) out += "  " + speedup_words(s) + "\n";
   if (devices.size() == 1 && devices.front() == "cpu") out += "No accelerator found: CPU only (see `accelbench doctor`).\n";
   return out;
 }
@@ -351,40 +357,48 @@ static std::string render_parity_section(const RunResult& run) {
   return out;
 }
 
-// The notes column of a measured case: why it is noisy, warm-up, rounds, intervals, drift, launch
-// and input bounds, utilisation, clocks, numerics, outliers, throttling.
-static std::string terminal_case_notes(const CaseResult& c) {
+// The notes column of a measured case, most telling first: a loss that rose, throttling, why it is
+// noisy, rounds, drift, launch and input bounds, utilisation, warm-up, intervals, clocks, numerics,
+// outliers. `max_items` (0: all) keeps the first ones and counts the rest ("+2 more"), which
+// --verbose, `accelbench advise` and the JSON give.
+static std::string terminal_case_notes(const CaseResult& c, std::size_t max_items) {
   std::vector<std::string> notes;
+  if (loss_rose(c)) notes.push_back("LOSS ROSE");
+  if (c.telemetry && c.telemetry->throttled)
+    notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
   if (c.noisy)
     notes.push_back(c.relative_ci_half_width > c.ci_target
                         ? fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target)
                         : fmt::format("noisy (only {} sample{} in the time allowed)", c.stats.n, c.stats.n == 1 ? "" : "s"));
-  if (!c.warmup_stable) notes.push_back("warm-up not stable");
   if (c.rounds_disagree) notes.push_back("ROUNDS DISAGREE");
-  if (c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "fallback")
-    notes.push_back(run_to_run_label(*c.run_to_run));
-  if (c.discarded_samples) notes.push_back(fmt::format("{} samples before a level change dropped", c.discarded_samples));
   if (c.drifting) notes.push_back("DRIFTING");
   if (c.device_busy_fraction)
     notes.push_back(fmt::format("device busy {:.0f}% of the step{}", 100 * *c.device_busy_fraction,
                                 c.launch_bound ? ": LAUNCH-BOUND" : ""));
-  if (const auto u = utilisation_note(c); !u.empty()) notes.push_back(u);
-  if (c.device_clock_ratio && std::abs(*c.device_clock_ratio - 1) > 0.02)
-    notes.push_back(fmt::format("device clock {:.1f}% of the host's", 100 * *c.device_clock_ratio));
-  if (!c.numerics.empty()) notes.push_back(c.numerics);
-  if (loss_rose(c)) notes.push_back("LOSS ROSE");
-  if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
-  if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
   if (!c.data_wait_samples.empty())
     notes.push_back(fmt::format("data wait {:.1f}% of the step{}", 100 * c.data_wait_fraction,
                                 c.input_bound ? ": INPUT-BOUND" : ""));
-  if (c.telemetry && c.telemetry->throttled)
-    notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
+  if (const auto u = utilisation_note(c); !u.empty()) notes.push_back(u);
+  if (!c.warmup_stable) notes.push_back("warm-up not stable");
+  if (c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "fallback")
+    notes.push_back(run_to_run_label(*c.run_to_run));
+  if (c.discarded_samples)
+    notes.push_back(fmt::format("{} sample{} before a level change dropped", c.discarded_samples, c.discarded_samples == 1 ? "" : "s"));
+  if (c.device_clock_ratio && std::abs(*c.device_clock_ratio - 1) > 0.02)
+    notes.push_back(fmt::format("device clock {:.1f}% of the host's", 100 * *c.device_clock_ratio));
+  if (!c.numerics.empty()) notes.push_back(c.numerics);
+  if (c.stats.outliers) notes.push_back(fmt::format("{} outlier{}", c.stats.outliers, c.stats.outliers == 1 ? "" : "s"));
+  if (c.steps_per_sample > 1) notes.push_back(fmt::format("{} steps/sample", c.steps_per_sample));
+  if (max_items > 0 && notes.size() > max_items) {
+    const auto more = notes.size() - max_items;
+    notes.resize(max_items);
+    notes.push_back(fmt::format("+{} more", more));
+  }
   return fmt::format("{}", fmt::join(notes, "; "));
 }
 
 // Table 2: one line per case.
-static std::string render_cases_section(const RunResult& run) {
+static std::string render_cases_section(const RunResult& run, std::size_t max_notes) {
   std::vector<std::vector<std::string>> t2;
   const bool next_run = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.run_to_run && c.run_to_run->widened; });
   t2.push_back({"model", "device", "dtype", "batch", "median step", next_run ? "next run 95%" : "95% CI", "n", "samples/s", "TFLOP/s", "peak memory",
@@ -399,7 +413,7 @@ static std::string render_cases_section(const RunResult& run) {
                   ci_cell(c), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory_text(c),
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
-                  terminal_case_notes(c)});
+                  terminal_case_notes(c, max_notes)});
   }
   add_implementation_column(t2, run);
   return render_table(t2, has_implementation_column(run) ? 4 : 3);
@@ -419,19 +433,80 @@ static std::string render_phases_section(const RunResult& run) {
   return out + render_table(t3, 2);
 }
 
-std::string render_terminal_report(const RunResult& run) {
+std::string render_terminal_report(const RunResult& run, const TerminalReportOptions& o) {
   const auto devices = terminal_report_devices(run);
-  std::string out = render_terminal_header(run);
-  out += render_summary_section(run, devices);
+  std::string out = o.quiet ? "" : o.answer_first ? "\n" : render_terminal_header(run);
+  out += render_summary_section(run, devices, !o.answer_first);
   out += render_graphs_section(run);
   out += render_parity_section(run);
   out += "\n";
-  out += render_cases_section(run);
-  out += render_rounds_section(run);
-  out += render_telemetry_section(run);
+  out += render_cases_section(run, o.answer_first ? kNotesShown : 0);
+  if (o.answer_first && std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) {
+        return terminal_case_notes(c, kNotesShown) != terminal_case_notes(c, 0);
+      }))
+    out += "+N more: the case's other notes, which --verbose and the JSON give.\n";
+  if (!o.quiet) out += render_rounds_section(run);
+  const auto telemetry = render_telemetry_section(run, o.answer_first);
+  out += o.quiet ? telemetry.substr(0, telemetry.find("\nNot measured here: ")) : telemetry;
   out += render_phases_section(run);
-  if (const auto advice = render_advice(advise(run)); !advice.empty()) out += "\n" + advice;
+  if (o.answer_first) out += "\n" + render_terminal_header(run).substr(0, render_terminal_header(run).size() - 1);
+  if (o.quiet) return out;
+  auto advice = advise(run);
+  const auto all = advice.size();
+  if (o.max_advice > 0 && advice.size() > o.max_advice) advice.resize(o.max_advice);
+  if (!advice.empty()) out += "\n" + render_advice(advice);
+  if (all > advice.size())
+    out += fmt::format("  ({} more: `accelbench advise` lists every item, ranked)\n", all - advice.size());
   return out;
+}
+
+namespace {
+std::string summary_of_speedup(const std::string& name, const Speedup& s) {
+  const auto which = s.widened_by_history ? "next run 95%" : "95% CI";
+  if (!(s.ratio > 0) || !(s.ci_low > 0)) return fmt::format("{}: {} over {}: no interval", name, s.device, s.baseline_device);
+  if (s.ci_low > 1)
+    return fmt::format("{}: {} ran {:.2f}x as fast as {} ({} {:.2f}x to {:.2f}x)", name, s.device, s.ratio, s.baseline_device,
+                       which, s.ci_low, s.ci_high);
+  if (s.ci_high < 1)
+    return fmt::format("{}: {} ran {:.2f}x as fast as {} ({} {:.2f}x to {:.2f}x)", name, s.baseline_device, 1 / s.ratio,
+                       s.device, which, 1 / s.ci_high, 1 / s.ci_low);
+  return fmt::format("{}: this run cannot tell {} from {}: {:.2f}x ({} {:.2f}x to {:.2f}x)", name, s.device, s.baseline_device,
+                     s.ratio, which, s.ci_low, s.ci_high);
+}
+
+std::string summary_of_case(const std::string& name, const CaseResult& c, bool accelerators) {
+  if (!c.ok()) return fmt::format("{}: FAILED on {} (the table says why)", name, c.spec.device);
+  const auto which = c.run_to_run && c.run_to_run->widened ? "next run 95%" : "95% CI";
+  const auto interval = has_interval(c) ? fmt::format(" ({} {} to {})", which, format_seconds_short(c.stats.ci_low),
+                                                      format_seconds_short(c.stats.ci_high))
+                                        : std::string(" (no interval)");
+  return fmt::format("{}: {} a step on {}{}; {}", name, format_seconds_short(c.stats.median), c.spec.device, interval,
+                     accelerators ? "no speed-up: a device failed" : "no accelerator to compare with");
+}
+}  // namespace
+
+std::string render_run_summary(const RunResult& run) {
+  const auto devices = terminal_report_devices(run);
+  const bool accelerators = std::any_of(devices.begin(), devices.end(), [](const std::string& d) { return d != "cpu"; });
+  std::string out;
+  for (const auto& m : report_rows(run)) {
+    const auto name = row_name(m);
+    bool said = false;
+    for (const auto& d : devices) {
+      if (d == "cpu") continue;
+      if (const auto* s = find_row_speedup(run.speedups, m.model, m.dtype, d, m.batch)) {
+        out += "  " + summary_of_speedup(name, *s) + "\n";
+        said = true;
+      }
+    }
+    if (said) continue;
+    for (const auto& d : devices)
+      if (const auto* c = find_row_case(run, m, d)) {
+        out += "  " + summary_of_case(name, *c, accelerators) + "\n";
+        break;
+      }
+  }
+  return out.empty() ? "" : "Summary:\n" + out;
 }
 
 }  // namespace accelbench

@@ -61,7 +61,9 @@ std::string random_uid() {
 // cover every case (e.g. a journal-mode switch or a lock upgrade that could deadlock), so writes are
 // retried as a whole on this.
 struct BusyError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  BusyError(const std::string& path, const std::string& sqlite_message)
+      : std::runtime_error(fmt::format("history database {}: {}", path, sqlite_message)), detail(sqlite_message) {}
+  std::string detail;  // SQLite's own words, without the path
 };
 
 // SQLite's messages may quote a table's SQL across several lines: one line, at most 200 characters.
@@ -146,7 +148,7 @@ class Stmt {
       throw UsageError(fmt::format("history database {} is damaged ({}); it was left as it is: move it away or "
                                    "pass --db with another path",
                                    path_, msg));
-    if (is_busy(rc)) throw BusyError(fmt::format("history database {}: {}", path_, msg));
+    if (is_busy(rc)) throw BusyError(path_, msg);
     throw std::runtime_error(fmt::format("history database {}: {}", path_, msg));
   }
   sqlite3* db_;
@@ -295,7 +297,7 @@ auto with_busy_retry(const std::string& path, F&& attempt, R&& rollback) {
       rollback();
       if (std::chrono::steady_clock::now() > deadline)
         throw std::runtime_error(fmt::format("history database {} stayed locked by another process for {} s: {}", path,
-                                             wait_s, e.what()));
+                                             wait_s, e.detail));
       std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 45));
     }
   }
@@ -350,7 +352,7 @@ void HistoryStore::exec(const char* sql) const {
       throw UsageError(fmt::format("history database {} is damaged ({}); it was left as it is: move it away or "
                                    "pass --db with another path",
                                    path_, msg));
-    if (is_busy(rc)) throw BusyError(fmt::format("history database {}: {}", path_, msg));
+    if (is_busy(rc)) throw BusyError(path_, msg);
     throw std::runtime_error(fmt::format("history database {}: {}", path_, msg));
   }
 }
@@ -553,7 +555,7 @@ void HistoryStore::open_and_migrate(int target_version) {
   auto rollback = [this]() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); };
   with_busy_retry(path_, [&]() {
     Stmt s(db_, "PRAGMA journal_mode = WAL", path_);
-    if (!s.step() || s.text(0) != "wal") throw BusyError("journal mode not switched to WAL yet");
+    if (!s.step() || s.text(0) != "wal") throw BusyError(path_, "journal mode not switched to WAL yet");
     return 0;
   }, [] {});
   exec("PRAGMA synchronous = FULL");

@@ -7,6 +7,7 @@
 // in made-up texts; read_machine_snapshot() reads the real ones. One file per family of checks:
 // load_check.cpp, cpu_check.cpp, memory_check.cpp, thermal_check.cpp, gpu_check.cpp (NVML's GPUs);
 // machine_snapshot.cpp reads.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -88,8 +89,13 @@ std::vector<MachineFinding> check_machine(const MachineSnapshot& s);   // all of
 // Cores busy with other work over the window (0 when not measured).
 double busy_cores(const MachineSnapshot& s);
 
-// One line for the start of a run: what distorts its timings, "" when nothing does.
+// What distorts a run's timings, "" when nothing does: the whole of it (machine_summary: the run's
+// context and its notes), and its names alone, short enough for one line before the run
+// (machine_headline: "timings may be DISTORTED by: load, threads (see Notes)", the names that fit
+// kHeadlineNamesWidth characters, then "and N more").
 std::string machine_summary(const std::vector<MachineFinding>& findings);
+inline constexpr std::size_t kHeadlineNamesWidth = 48;
+std::string machine_headline(const std::vector<MachineFinding>& findings);
 
 // "some avg10=1.23 ..." of a /proc/pressure file: avg10 of its "some" line (none when absent).
 std::optional<double> pressure_avg10(const std::string& text);

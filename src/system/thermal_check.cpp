@@ -28,4 +28,17 @@ std::string machine_summary(const std::vector<MachineFinding>& findings) {
   return out.empty() ? "" : "timings may be DISTORTED: " + out + " (accelbench doctor says how to fix it)";
 }
 
+std::string machine_headline(const std::vector<MachineFinding>& findings) {
+  std::vector<std::string> names;
+  for (const auto& f : findings)
+    if (f.distorts && std::find(names.begin(), names.end(), f.check) == names.end()) names.push_back(f.check);
+  if (names.empty()) return "";
+  std::string shown;
+  std::size_t i = 0;
+  for (; i < names.size() && (i == 0 || shown.size() + names[i].size() <= kHeadlineNamesWidth); ++i)
+    shown += (i ? ", " : "") + names[i];
+  if (i < names.size()) shown += fmt::format(" and {} more", names.size() - i);
+  return "timings may be DISTORTED by: " + shown + " (see Notes)";
+}
+
 }  // namespace accelbench

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -66,14 +67,156 @@ TEST(Cli, GraphsOnTheCpuAreRefusedInOneLine) {
   expect_usage_error("run --graphs --devices cpu --models transformer --checkpoint", "--graphs");
 }
 
+// doctor exits 1 exactly when it prints a PROBLEM line (a variable or the machine's state: a busy
+// machine is one, so the clean environment may still exit 1, with a PROBLEM line saying why).
 TEST(Cli, DoctorFlagsDistortingEnvironment) {
   auto r = run_cli("doctor", "env -u CUDA_LAUNCH_BLOCKING -u OMP_NUM_THREADS -u MKL_NUM_THREADS -u PYTORCH_ENABLE_MPS_FALLBACK");
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.code, r.out.find("PROBLEM") == std::string::npos ? 0 : 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("environment  nothing that distorts timings"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("torch"), std::string::npos);
   EXPECT_NE(r.out.find("backend      cuda"), std::string::npos) << r.out;
   r = run_cli("doctor", "env CUDA_LAUNCH_BLOCKING=1");
   EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("PROBLEM      CUDA_LAUNCH_BLOCKING"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("unset CUDA_LAUNCH_BLOCKING"), std::string::npos) << r.out;
+}
+
+namespace {
+// The longest line of `text` in characters (UTF-8 code points).
+std::size_t longest_line(const std::string& text) {
+  std::size_t longest = 0, n = 0;
+  for (unsigned char c : text) {
+    if (c == '\n') longest = std::max(longest, n), n = 0;
+    else if ((c & 0xC0) != 0x80) ++n;
+  }
+  return std::max(longest, n);
+}
+}  // namespace
+
+// Every line of doctor and of each command's --help within COLUMNS; the environment variables once,
+// in `accelbench --help`; a long command's options under their purpose.
+TEST(Cli, HelpAndDoctorFitColumnsAndTheEnvironmentIsSaidOnce) {
+  const auto top = run_cli("--help", "COLUMNS=72");
+  EXPECT_EQ(top.code, 0) << top.err;
+  EXPECT_NE(top.out.find("ACCELBENCH_DB_WAIT"), std::string::npos) << top.out;
+  EXPECT_LE(longest_line(top.out), 72u) << top.out;
+  for (const char* sub : {"run", "sweep batch", "sweep crossover", "profile", "peak", "scale", "compare", "report",
+                          "history", "doctor"}) {
+    const auto r = run_cli(std::string(sub) + " --help", "COLUMNS=72");
+    EXPECT_EQ(r.code, 0) << sub << r.err;
+    EXPECT_EQ(r.out.find("ACCELBENCH_DB_WAIT"), std::string::npos) << sub << ": the environment block again\n" << r.out;
+    EXPECT_NE(r.out.find("Environment variables: accelbench --help."), std::string::npos) << sub << r.out;
+    EXPECT_LE(longest_line(r.out), 72u) << sub << r.out;
+  }
+  const auto run = run_cli("run --help", "COLUMNS=72");
+  for (const char* group : {"What to measure:", "Data:", "Your own model:", "How long and how precise:", "Telemetry:",
+                            "Output and history:"})
+    EXPECT_NE(run.out.find(group), std::string::npos) << group << "\n" << run.out;
+  const auto doctor = run_cli("doctor", "COLUMNS=72");
+  EXPECT_LE(longest_line(doctor.out), 72u) << doctor.out;
+}
+
+namespace {
+// stdout and stderr of one run in one file, in the order a terminal shows them.
+std::string run_merged(const std::string& args, const accelbench::testing::TempDir& dir) {
+  const auto all = dir.file("all.txt");
+  const std::string cmd = "env COLUMNS=100 ACCELBENCH_DB=" + dir.file("history.db") + " " + ACCELBENCH_BIN + " " + args +
+                          " >" + all + " 2>&1 </dev/null";
+  const int status = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << args << "\n" << slurp(all);
+  return slurp(all);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+}  // namespace
+
+// The answer first (hyperfine's way): at most three lines before the first table (what is measured,
+// the budget, what distorts the timings), every line within COLUMNS, the notes after the tables and
+// each once, and a Summary line per model at the end. --quiet: the tables and the Summary alone.
+TEST(Cli, RunGivesTheAnswerFirst) {
+  accelbench::testing::TempDir dir;
+  const std::string run = "run --quick --models mlp --no-save --batch-size 16 --max-time-per-case 4";
+  const auto out = run_merged(run, dir);
+  const auto lines = lines_of(out);
+  std::size_t before = 0, first_table = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("model ", 0) == 0) {
+      first_table = i;
+      break;
+    }
+    if (!lines[i].empty()) ++before;
+  }
+  ASSERT_LT(first_table, lines.size()) << out;
+  EXPECT_LE(before, 3u) << out;
+  for (const auto& line : lines) EXPECT_LE(longest_line(line), 100u) << line;
+  const auto summary = out.find("\nSummary:\n  mlp: ");
+  EXPECT_NE(summary, std::string::npos) << out;
+  EXPECT_GT(summary, out.rfind("\nmodel ")) << "the Summary ends the report\n" << out;
+  if (const auto notes = out.find("\nNotes:\n"); notes != std::string::npos) EXPECT_GT(notes, out.rfind("\nmodel ")) << out;
+  EXPECT_EQ(out.find("Telemetry not available here"), std::string::npos) << out;  // one line: "Not measured here: ..."
+  EXPECT_EQ(out.find("narrows it"), std::string::npos) << out;
+  EXPECT_LE(out.find("cannot fit"), out.rfind("cannot fit")) << out;
+  if (out.find("cannot fit") != std::string::npos) EXPECT_EQ(out.find("cannot fit"), out.rfind("cannot fit")) << out;
+
+  const auto quiet = run_merged(run + " --quiet", dir);
+  EXPECT_EQ(quiet.find("accelbench:"), std::string::npos) << quiet;  // no plan, notes or "done" line
+  EXPECT_EQ(quiet.find("Advice"), std::string::npos) << quiet;
+  EXPECT_EQ(quiet.find("Notes:"), std::string::npos) << quiet;
+  EXPECT_NE(quiet.find("\nSummary:\n  mlp: "), std::string::npos) << quiet;
+  EXPECT_EQ(quiet.rfind("model ", 0), 0u) << "the first line is a table's\n" << quiet;
+  expect_usage_error("run --quiet --verbose", "--quiet and --verbose exclude each other");
+}
+
+// A fraction may be written as a percentage wherever one is taken: --ci-target 50% is 0.5 (as
+// compare's --fail-above 5% is 0.05); out of range or malformed, one line and exit 2.
+TEST(Cli, CiTargetTakesAPercentage) {
+  accelbench::testing::TempDir dir;
+  const auto json = dir.file("run.json"), db = dir.file("history.db");
+  const auto r = run_cli("run --models mlp --devices cpu --batch-size 16 --synthetic --max-time-per-case 2 --min-samples 3 "
+                         "--ci-target 50% --no-progress --json " + json, "ACCELBENCH_DB=" + db);
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_DOUBLE_EQ(j["context"]["settings"]["ci_target"].get<double>(), 0.5) << j["context"]["settings"].dump();
+  expect_usage_error("run --ci-target 150%", "--ci-target must be between 0% and 100%");
+  expect_usage_error("run --ci-target 5%%", "--ci-target");
+  expect_usage_error("sweep batch --model mlp --ci-target 0%", "--ci-target");
+  // compare names only what it accepts: a run id or uid, or a JSON file (never article-m2, which it refuses)
+  const auto c = run_cli("compare 1 99", "ACCELBENCH_DB=" + db);
+  EXPECT_EQ(c.code, 2) << c.err;
+  EXPECT_EQ(count_lines(c.err), 1) << c.err;
+  EXPECT_NE(c.err.find("no run '99'"), std::string::npos) << c.err;
+  EXPECT_EQ(c.err.find("article-m2"), std::string::npos) << c.err;
+  const auto rep = run_cli("report 99", "ACCELBENCH_DB=" + db);  // report takes article-m2, and says so
+  EXPECT_NE(rep.err.find("article-m2"), std::string::npos) << rep.err;
+}
+
+// A report file whose extension no format has is refused before anything is written; --format
+// given with it writes that format under the name asked for.
+TEST(Cli, ReportRefusesAnExtensionNoFormatHas) {
+  accelbench::testing::TempDir dir;
+  const auto pdf = dir.file("x.pdf");
+  expect_usage_error("report article-m2 -o " + pdf, "no report format writes .pdf files");
+  EXPECT_FALSE(std::filesystem::exists(pdf));
+  const auto r = run_cli("report article-m2 --format md -o " + pdf);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(slurp(pdf).find("# accelbench report"), std::string::npos);
+  EXPECT_EQ(run_cli("report article-m2 -o " + dir.file("x.html")).code, 0);
+}
+
+// A sweep over a device defaults as run does (every device: here the CPU alone); a crossover, which
+// needs an accelerator, says there is none.
+TEST(Cli, SweepDefaultsToEveryDeviceAsRunDoes) {
+  const auto r = run_cli("sweep batch --model mlp --from 8 --to 8 --no-isolate --no-save --ci-target 50% --min-samples 3 "
+                         "--min-time 0 --max-time-per-point 2s --no-telemetry --synthetic");
+  EXPECT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("cpu"), std::string::npos) << r.out;
+  expect_usage_error("sweep crossover --model mlp", "no accelerator");
 }
 
 TEST(Cli, QuickRunOnCpuWritesValidJsonForAllThreeModels) {

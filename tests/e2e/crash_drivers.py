@@ -586,6 +586,8 @@ def busy_case(binary, template, root):
         problems.append(f"exit {rc}, expected 1")
     if len(lines) != 1 or "locked" not in lines[0]:
         problems.append(f"expected one line saying the run was not stored (locked): {err.strip()[-400:]!r}")
+    elif lines[0].count(db) != 1:
+        problems.append(f"the database's path should be said once: {lines[0]!r}")
     why = json_whole(out)
     if why:
         problems.append(why)

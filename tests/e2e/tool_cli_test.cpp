@@ -167,9 +167,12 @@ TEST(ToolCli, DoctorFlagsABusyMachineAndOversubscribedThreads) {
   EXPECT_NE(o.out.find(fmt::format("{} intra-op threads on", most)), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("oversubscribed"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("fix:       --threads"), std::string::npos) << o.out;
-  // run says it in one line before measuring
+  // run names it in one line before measuring, and says it whole after the tables
   const auto run = run_cli("run --models mlp --threads 8 --no-save" + kTiny);
-  EXPECT_NE(run.err.find("timings may be DISTORTED: "), std::string::npos) << run.err;
+  const auto headline = run.err.find("accelbench: timings may be DISTORTED by: ");
+  EXPECT_NE(headline, std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("threads", headline), std::string::npos) << run.err;
+  EXPECT_GT(run.err.find("timings may be DISTORTED: "), headline) << run.err;
   EXPECT_NE(run.err.find("oversubscribed"), std::string::npos) << run.err;
 }
 
@@ -248,7 +251,9 @@ TEST(ToolCli, RunSaysBeforeMeasuringWhichCaseCannotFit) {
     store.save_run(make_run(o));
   }
   // --quick: 2 rounds of 2 warm-up steps + 5 samples = 14 steps, ~56 ms: more than a 50 ms share
-  const auto r = run_cli("run --quick --models mlp --devices cpu --synthetic --no-progress --max-time-per-case 0.05s --db " + db);
+  // --verbose says each note as it happens; by default the notes follow the tables, where what the
+  // case's rounds met replaces the prediction.
+  const auto r = run_cli("run --quick --models mlp --devices cpu --synthetic --no-progress --max-time-per-case 0.05s --verbose --db " + db);
   EXPECT_EQ(r.code, 0) << r.err;
   const auto warned = r.err.find("mlp on cpu (float32, batch 64) cannot fit: a step took");
   ASSERT_NE(warned, std::string::npos) << r.err;
@@ -333,7 +338,7 @@ TEST(ToolCli, RunTakesItsRangeFromTheRoundsThenFromTheHistory) {
   TempDir dir;
   const auto db = dir.file("h.db");
   const std::string args = "run --models mlp --devices cpu --quick --rounds 2 --in-process-rounds --parity-steps 0 "
-                           "--no-telemetry --no-progress --max-time-per-case 3s --batch-size 16 --db " + db;
+                           "--no-telemetry --no-progress --max-time-per-case 3s --batch-size 16 --verbose --db " + db;
   for (int i = 1; i <= 5; ++i) {
     if (i == 5) {
       sqlite3* h = nullptr;
@@ -357,8 +362,11 @@ TEST(ToolCli, RunTakesItsRangeFromTheRoundsThenFromTheHistory) {
     EXPECT_NEAR(rr["level_half_width_log"].get<double>() * std::sqrt(2.0), half, 1e-9) << rr.dump();
     EXPECT_NE(unwrapped(r.err).find("where the next run's median should fall"), std::string::npos) << r.err;
     if (i == 1) {
-      EXPECT_EQ(rr["source"], "rounds") << rr.dump();
-      EXPECT_GE(rr["dof"].get<double>(), 1);  // one case of its kind, two rounds or more
+      // Two rounds give the rounds' spread; on a busy machine the second may not fit the 3 s, and one
+      // round leaves the named fallback.
+      const bool two_rounds = c["rounds"].size() >= 2;
+      EXPECT_EQ(rr["source"], two_rounds ? "rounds" : "fallback") << rr.dump();
+      EXPECT_GE(rr["dof"].get<double>(), two_rounds ? 1 : 3);
     }
     if (i < 5) continue;
     // The history's alone where it varies beyond the rounds; pooled with them where the rounds

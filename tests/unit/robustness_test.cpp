@@ -322,6 +322,26 @@ TEST(SafeWrite, TemporaryOfAKilledWriterIsRemovedByTheNextWrite) {
   EXPECT_EQ(entries(dir.path), 3u);
 }
 
+// A sweep killed with SIGKILL leaves its scratch folder; the next sweep removes the folders of dead
+// processes and keeps a live one's and any file of that name.
+TEST(SafeWrite, ScratchFolderOfAKilledSweepIsRemovedWithItsContents) {
+  TempDir dir;
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ASSERT_GT(dead, 0);
+  ::waitpid(dead, nullptr, 0);
+  const auto killed = dir.file("accelbench-sweep-" + std::to_string(dead) + ".AbCdEf");
+  const auto live = dir.file("accelbench-sweep-" + std::to_string(::getppid()) + ".AbCdEf");
+  fs::create_directories(killed + "/sub");
+  std::ofstream(killed + "/sub/point-0.json") << "{}";
+  fs::create_directories(live);
+  std::ofstream(dir.file("accelbench-sweep-" + std::to_string(dead) + ".file")) << "x";
+  EXPECT_EQ(remove_stale_temporaries(dir.path.string(), "accelbench-sweep-", StaleKind::folders), 1u);
+  EXPECT_FALSE(fs::exists(killed));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_EQ(entries(dir.path), 2u);
+}
+
 TEST(SafeWrite, SymlinkStaysALinkAndItsTargetIsReplaced) {
   TempDir dir;
   fs::create_directories(dir.file("real"));

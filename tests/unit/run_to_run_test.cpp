@@ -58,6 +58,43 @@ RunResult run_of(std::vector<CaseResult> cases) {
   return run;
 }
 
+TEST(VariancePrior, SpecialFunctionsMatchTheirClosedForms) {
+  constexpr double kEulerGamma = 0.5772156649015329;
+  EXPECT_NEAR(digamma(1), -kEulerGamma, 1e-11);
+  EXPECT_NEAR(digamma(0.5), -kEulerGamma - 2 * std::log(2.0), 1e-11);
+  EXPECT_NEAR(digamma(10), 1 + 1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6 + 1.0 / 7 + 1.0 / 8 + 1.0 / 9 - kEulerGamma, 1e-11);
+  EXPECT_NEAR(trigamma(1), M_PI * M_PI / 6, 1e-11);
+  EXPECT_NEAR(trigamma(0.5), M_PI * M_PI / 2, 1e-11);
+  EXPECT_NEAR(trigamma(2), M_PI * M_PI / 6 - 1, 1e-11);
+  for (double x : {0.3, 1.0, 2.5, 17.0, 400.0}) EXPECT_NEAR(trigamma_inverse(trigamma(x)) / x, 1, 1e-8) << x;
+}
+
+TEST(VariancePrior, AgreeingEstimatesGiveAPriorWorthAllOfThem) {
+  // Three estimates closer together than chi-square sampling puts them: d0 infinite, capped at the
+  // total of 12 dof; s0^2 = exp(mean of log s^2 - digamma(2) + log 2) (limma's estimate for d0 = inf).
+  const auto prior = fit_variance_prior({{0.010, 4}, {0.011, 4}, {0.012, 4}, {0, 3}, {0.5, 0}});
+  EXPECT_DOUBLE_EQ(prior.dof, 12);
+  const double mean_log = (std::log(0.010) + std::log(0.011) + std::log(0.012)) / 3;
+  EXPECT_NEAR(prior.variance, std::exp(mean_log - digamma(2) + std::log(2.0)), 1e-12);
+  EXPECT_DOUBLE_EQ(fit_variance_prior({{0.02, 3}}).variance, 0.02);  // one estimate: itself
+  EXPECT_DOUBLE_EQ(fit_variance_prior({}).dof, 0);
+}
+
+TEST(VariancePrior, EstimatesSpreadBeyondSamplingGiveAWeakPrior) {
+  // log variances 4 apart at 4 dof each: their spread, 8, exceeds trigamma(2) = 0.645 by 7.355, and
+  // d0 = 2 trigamma^-1(7.355).
+  const auto prior = fit_variance_prior({{1e-4 * std::exp(-2), 4}, {1e-4 * std::exp(2), 4}});
+  const double excess = 8 - trigamma(2);
+  EXPECT_NEAR(prior.dof, 2 * trigamma_inverse(excess), 1e-9);
+  EXPECT_LT(prior.dof, 1);
+  EXPECT_NEAR(trigamma(prior.dof / 2), excess, 1e-8);
+  const auto own = moderate_variance({0.001, 4}, prior);
+  EXPECT_DOUBLE_EQ(own.dof, 4 + prior.dof);
+  EXPECT_NEAR(own.variance, (4 * 0.001 + prior.dof * prior.variance) / own.dof, 1e-15);
+  EXPECT_DOUBLE_EQ(moderate_variance({}, prior).variance, prior.variance);  // no estimate: the prior
+  EXPECT_DOUBLE_EQ(moderate_variance({0.3, 2}, {}).variance, 0.3);          // no prior: the estimate
+}
+
 TEST(RunToRun, KindsFollowTheDeviceBusyShare) {
   EXPECT_EQ(spread_kind("cpu", false, -1), "host-bound");
   EXPECT_EQ(spread_kind("cpu", false, 0.99), "host-bound");
@@ -105,28 +142,73 @@ TEST(RunToRun, CombineTakesTheHistoryWhereItVariesBeyondTheRounds) {
   EXPECT_NEAR(pooled.sd_log * pooled.sd_log, (6 * 0.018 * 0.018 + 2 * 1e-4 + 2 * 4e-4) / 10, 1e-12);
 }
 
-TEST(RunToRun, AFirstRunPoolsTheRoundsOfItsKindAndTheSpeedupAddsBoth) {
+TEST(RunToRun, FewerDegreesOfFreedomThanTheFallbackTakeItAsAPrior) {
+  PooledVariance history, rounds;
+  const RunToRunPrior fallback{kDeviceBoundRunSdLog, "device busy 98% of the step"};
+  rounds.add(0.001 * 0.001, 1);  // two rounds of the one device-bound case
+  const auto weak = combine_spread(history, rounds, fallback);
+  EXPECT_EQ(weak.source, "rounds");
+  EXPECT_TRUE(weak.uses_prior());
+  EXPECT_DOUBLE_EQ(weak.dof, kPriorRuns + 1);
+  const double expected = (kPriorRuns * kDeviceBoundRunSdLog * kDeviceBoundRunSdLog + 1e-6) / (kPriorRuns + 1);
+  EXPECT_NEAR(weak.sd_log * weak.sd_log, expected, 1e-15);
+  EXPECT_LT(weak.half_width_log, t_quantile(0.975, 1) * 0.001 * std::sqrt(2.0));  // narrower than t(1) alone
+  rounds.add(0.001 * 0.001, 2);  // three degrees of freedom: the measurement alone
+  const auto enough = combine_spread(history, rounds, fallback);
+  EXPECT_FALSE(enough.uses_prior());
+  EXPECT_DOUBLE_EQ(enough.dof, 3);
+  EXPECT_NEAR(enough.sd_log, 0.001, 1e-12);
+}
+
+TEST(RunToRun, AFirstRunModeratesEachCaseByTheRoundsOfItsKindAndTheSpeedupAddsBoth) {
   auto run = run_of({case_with_rounds("mlp", "cpu", {1.00, 1.10, 1.05}), case_with_rounds("cnn", "cpu", {2.0, 2.1, 1.9}),
                      case_with_rounds("mlp", "cuda:0", {0.50, 0.52, 0.49})});
   run.cases[2].device_busy_fraction = 0.3;  // launch-bound: host-bound like the CPU
   run.speedups.push_back(Speedup{"mlp", "cuda:0", "cpu", 64, "float32", 2.1, 1.0, 4.0});
+  const auto rounds = rounds_variances(run);
+  ASSERT_EQ(rounds.size(), 3u);
+  std::vector<VarianceEstimate> of_kind;
+  for (const auto& [k, v] : rounds) of_kind.push_back(v.estimate);
+  const auto prior = fit_variance_prior(of_kind);
   EXPECT_EQ(apply_run_to_run(run, {}), 3u);
+  for (int i : {0, 2}) {
+    const auto& r = *run.cases[i].run_to_run;
+    EXPECT_EQ(r.source, "rounds");
+    EXPECT_EQ(r.kind, "host-bound");
+    const auto expected = moderate_variance(rounds.at(spread_case_key(run.cases[i].spec)).estimate, prior);
+    EXPECT_NEAR(r.sd_log * r.sd_log, expected.variance, 1e-15);
+    EXPECT_DOUBLE_EQ(r.dof, expected.dof);
+    EXPECT_DOUBLE_EQ(r.dof, 2 + prior.dof);  // its own two and the kind's prior
+  }
   const auto& a = *run.cases[0].run_to_run;
-  EXPECT_EQ(a.source, "rounds");
-  EXPECT_EQ(a.kind, "host-bound");
-  EXPECT_DOUBLE_EQ(a.dof, 6);  // three cases, three rounds each
-  EXPECT_DOUBLE_EQ(run.cases[1].run_to_run->sd_log, a.sd_log);  // one estimate for the kind
   EXPECT_NEAR(std::log(run.cases[0].stats.ci_high / run.cases[0].stats.median), a.half_width_log, 1e-12);
   EXPECT_NEAR(std::log(run.cases[0].stats.median / run.cases[0].stats.ci_low), a.half_width_log, 1e-12);
   EXPECT_DOUBLE_EQ(run.cases[0].relative_ci_half_width, 0.01);  // the measurement's own precision stays
+  const auto& b = *run.cases[2].run_to_run;
   const auto& s = run.speedups[0];
   EXPECT_TRUE(s.widened_by_history);
-  const double v = 2 * a.sd_log * a.sd_log, t = t_quantile(0.975, 6);
+  const double va = a.sd_log * a.sd_log, vb = b.sd_log * b.sd_log, v = va + vb;
+  const double t = t_quantile(0.975, v * v / (va * va / a.dof + vb * vb / b.dof));  // Welch-Satterthwaite
   EXPECT_NEAR(std::log(s.ci_high / s.ratio), t * std::sqrt(2 * v), 1e-9);
   EXPECT_NEAR(std::log(s.level_high / s.ratio), t * std::sqrt(v), 1e-9);
   const auto note = run_to_run_note(run);
   EXPECT_NE(note.find("this run's rounds"), std::string::npos) << note;
   EXPECT_NE(note.find("next run"), std::string::npos) << note;
+}
+
+TEST(RunToRun, AQuietCaseIsNotWidenedToItsNoisyNeighboursSpread) {
+  // Two cases of one kind, ten rounds each: one moves 1% from process to process, one 20%.
+  std::vector<double> quiet, noisy;
+  for (int i = 0; i < 10; ++i) {
+    quiet.push_back(1.0 * std::exp(0.01 * (i % 2 ? 1 : -1) * (1 + i % 3)));
+    noisy.push_back(2.0 * std::exp(0.20 * (i % 2 ? 1 : -1) * (1 + i % 3)));
+  }
+  auto run = run_of({case_with_rounds("mlp", "cpu", quiet), case_with_rounds("cnn", "cpu", noisy)});
+  apply_run_to_run(run, {});
+  const double q = run.cases[0].run_to_run->sd_log, n = run.cases[1].run_to_run->sd_log;
+  const double own_q = std::sqrt(rounds_variances(run).at(spread_case_key(run.cases[0].spec)).estimate.variance);
+  EXPECT_LT(q, n / 4) << "quiet " << q << " noisy " << n;
+  EXPECT_LT(q, 2 * own_q);  // near its own, not the kind's mean
 }
 
 TEST(RunToRun, OneEarlierRunOfAnyCaseOfTheKindInformsANewCase) {
@@ -139,8 +221,11 @@ TEST(RunToRun, OneEarlierRunOfAnyCaseOfTheKindInformsANewCase) {
   EXPECT_EQ(t.source, "history");             // the mlp moved 30% between runs; rounds agreed exactly
   EXPECT_EQ(t.earlier_runs, 0u);
   EXPECT_EQ(t.history_cases, 1u);
-  EXPECT_NEAR(t.sd_log, std::fabs(std::log(1.3)) / std::sqrt(2.0), 1e-12);
-  EXPECT_DOUBLE_EQ(t.dof, 1);
+  // One degree of freedom: the fallback joins it as a prior worth kPriorRuns runs.
+  const double measured = std::log(1.3) * std::log(1.3) / 2;
+  EXPECT_TRUE(t.uses_prior());
+  EXPECT_NEAR(t.sd_log * t.sd_log, (kPriorRuns * kHostBoundRunSdLog * kHostBoundRunSdLog + measured) / (kPriorRuns + 1), 1e-12);
+  EXPECT_DOUBLE_EQ(t.dof, kPriorRuns + 1);
   EXPECT_EQ(run.cases[0].run_to_run->earlier_runs, 1u);
 }
 
