@@ -57,21 +57,31 @@ def main() -> int:
     p.add_argument("--bin", default=os.environ.get("BIN", "build/accelbench"))
     p.add_argument("--python", default="", help="the interpreter of the Python cases (accelbench's default otherwise)")
     p.add_argument("--out", default="", help="a folder for each seed's run JSON and the summary (loss_falls.json)")
+    p.add_argument("--from", dest="from_dir", default="",
+                   help="summarize the seed*.json runs already in this folder (an interrupted --out) instead of running")
     p.add_argument("extra", nargs="*", help="more accelbench run flags, after --")
     a = p.parse_args()
     if a.models == "all":
         a.models = ALL
     if a.seeds < 1:
         p.error("--seeds must be at least 1")
-    if not os.access(a.bin, os.X_OK):
+    if not a.from_dir and not os.access(a.bin, os.X_OK):
         p.error(f"no accelbench binary at {a.bin} (--bin or $BIN)")
-    scratch = a.out or tempfile.mkdtemp(prefix="loss-falls-")
+    scratch = a.from_dir or a.out or tempfile.mkdtemp(prefix="loss-falls-")
     os.makedirs(scratch, exist_ok=True)
     runs = {}
     for seed in range(a.seeds):
-        for case in run_seed(a, seed, scratch):
+        if a.from_dir:
+            path = os.path.join(scratch, f"seed{seed}.json")
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                cases = json.load(f)["cases"]
+        else:
+            cases = run_seed(a, seed, scratch)
+            print(f"seed {seed} done", file=sys.stderr, flush=True)
+        for case in cases:
             runs.setdefault(key_of(case), []).append((seed, case))
-        print(f"seed {seed} done", file=sys.stderr, flush=True)
     rows, all_fell = [], True
     print(f"{'workload':<12} {'dtype':<9} {'device':<7} {'impl':<7} {'fell':>6} {'failed':>6}  "
           f"{'loss before -> after (median)':<30} {'steps (median)':>14}  {'start vs cpp':>12}")

@@ -155,7 +155,7 @@ RunComparison compare_runs(const RunResult& a, const RunResult& b, const Compare
       out.only_in_a.push_back(case_label(ca.spec) + (!ca.ok() ? " (failed in A)" : " (failed in B)"));
       continue;
     }
-    CaseComparison cc{ca.spec.workload, ca.spec.device, ca.spec.dtype, ca.spec.batch_size,
+    CaseComparison cc{ca.spec.workload, ca.spec.device, ca.spec.dtype, model_label(ca.spec), ca.spec.batch_size,
                       compare_samples(ca.samples, it->samples, o)};
     if (ca.run_to_run && it->run_to_run) judge_between_runs(cc.result, *ca.run_to_run, *it->run_to_run, o);
     out.cases.push_back(std::move(cc));

@@ -51,6 +51,7 @@ void judge_between_runs(SampleComparison& r, const RunToRun& a, const RunToRun& 
 
 struct CaseComparison {
   std::string workload, device, dtype;
+  std::string model;  // model_label(): "mlp", "mlp[python]", "mlp[python,compile=reduce-overhead]"
   std::int64_t batch_size = 0;
   SampleComparison result;
 };

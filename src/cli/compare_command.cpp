@@ -59,7 +59,7 @@ int execute_compare(const CompareCliOptions& o) {
   for (const auto& c : cmp.cases) {
     const auto& r = c.result;
     ++counts[r.verdict];
-    t.push_back({c.workload, c.device, std::to_string(c.batch_size), r.n_a ? format_seconds_short(r.median_a) : "-",
+    t.push_back({c.model, c.device, std::to_string(c.batch_size), r.n_a ? format_seconds_short(r.median_a) : "-",
                  r.n_b ? format_seconds_short(r.median_b) : "-",
                  r.ratio > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high) : "-",
                  fmt::format("{:.2g}", r.p), verdict_name(r.verdict), r.reason});

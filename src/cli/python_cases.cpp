@@ -45,8 +45,7 @@ void check_python_flag_use(const CLI::App& cmd, bool python, const std::string& 
 // The Python twin of a built-in case, or UsageError where there is none.
 CaseSpec python_twin(const CaseSpec& c, const std::string& compile) {
   if (!contains(kPythonTwins, c.workload))
-    throw UsageError(fmt::format("--impl python: {} has no Python twin (the built-in workloads have one: {}); --impl cpp measures it",
-                                 c.workload, fmt::join(kPythonTwins, ", ")));
+    throw UsageError(fmt::format("--impl python: {} has no Python twin (only {} have); --impl cpp measures it", c.workload, fmt::join(kPythonTwins, ", ")));
   if (c.checkpoint) throw UsageError("--impl python: --checkpoint is the C++ engine's; measure it with --impl cpp");
   CaseSpec p = c;
   p.impl = kPythonImpl;

@@ -35,13 +35,20 @@ struct CaseSpec {
 
 inline constexpr const char* kPythonImpl = "python";
 inline bool is_python(const CaseSpec& spec) { return spec.impl == kPythonImpl; }
-// "cpp" or "python": the implementation column of the tables.
+// "cpp" or "python": the loop that trains the case.
 inline std::string impl_name(const CaseSpec& spec) { return spec.impl.empty() ? "cpp" : spec.impl; }
+// The implementation column of the tables: "cpp", "python" or "python, compile=reduce-overhead".
+inline std::string implementation_label(const CaseSpec& spec) {
+  return impl_name(spec) + (spec.compile.empty() ? "" : ", compile=" + spec.compile);
+}
 
 // "mlp", "mlp[width=4096]", "transformer[checkpoint]", "mlp[graphs]", "mlp[python]",
 // "mlp[python,compile=reduce-overhead]": the workload with what changes its model, how its step is
 // launched, or which loop trains it (the history keys a case by this label).
 std::string model_label(const CaseSpec& spec);
+// model_label() without the loop that trains the case ("mlp[python]" -> "mlp"): the model column
+// beside an implementation column.
+std::string model_label_without_impl(const CaseSpec& spec);
 
 // Memory during a case. Every field is optional: a backend that cannot tell leaves it empty.
 struct MemoryUsage {

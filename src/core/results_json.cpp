@@ -116,6 +116,13 @@ std::string model_label(const CaseSpec& spec) {
   return extra.empty() ? spec.workload : spec.workload + "[" + extra + "]";
 }
 
+std::string model_label_without_impl(const CaseSpec& spec) {
+  CaseSpec s = spec;
+  s.impl.clear();
+  s.compile.clear();
+  return model_label(s);
+}
+
 void to_json(json& j, const Summary& v) {
   j = json{{"n", v.n},           {"median", v.median}, {"mean", v.mean},     {"stddev", v.stddev},
            {"q1", v.q1},         {"q3", v.q3},         {"iqr", v.iqr},       {"min", v.min},

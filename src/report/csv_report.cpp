@@ -36,7 +36,8 @@ std::string render_csv_report(const ReportSource& src) {
       // appended after the older columns, which keep their places: over the CPU's fastest precision
       "speedup_over_fastest_cpu", "speedup_over_fastest_cpu_ci_low", "speedup_over_fastest_cpu_ci_high",
       "speedup_over_fastest_cpu_baseline_dtype",
-      "numerics"};  // a workload's choice of numerics, e.g. "residual stream in bfloat16" (empty: none)
+      "numerics",  // a workload's choice of numerics, e.g. "residual stream in bfloat16" (empty: none)
+      "impl", "compile"};  // the loop that trained it (cpp, python) and its torch.compile mode (empty: eager)
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) {
     if (i) out += ',';
@@ -85,7 +86,9 @@ std::string render_csv_report(const ReportSource& src) {
                                fastest ? num(fastest->ci_low) : "",
                                fastest ? num(fastest->ci_high) : "",
                                fastest ? fastest->baseline_dtype : "",
-                               c.numerics};
+                               c.numerics,
+                               impl_name(c.spec),
+                               c.spec.compile};
     for (std::size_t i = 0; i < f.size(); ++i) {
       if (i) out += ',';
       out += csv_field(f[i]);

@@ -479,6 +479,7 @@ std::string html_cases_section(const RunResult& run) {
                  !has_interval(c) ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
                  format_count(c.samples_per_s), peak_memory_text(c), html_case_notes(c)});
   }
+  add_implementation_column(t, run);
   return "<h2>Cases</h2>\n" + html_table(t, "cases");
 }
 

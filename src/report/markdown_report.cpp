@@ -142,7 +142,8 @@ std::string md_cases_section(const RunResult& run) {
                   !has_interval(c) ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), peak_memory_text(c), fmt::format("{}", fmt::join(notes, "; "))});
   }
-  return "## Cases\n\n" + md_table(t2, 3) + "\n";
+  add_implementation_column(t2, run);
+  return "## Cases\n\n" + md_table(t2, has_implementation_column(run) ? 4 : 3) + "\n";
 }
 
 // Table 3: the article's figures, with the user's speed-up where the workload matches.

@@ -64,6 +64,20 @@ std::vector<std::string> report_workloads(const RunResult& run) {
   return models;
 }
 
+bool has_implementation_column(const RunResult& run) {
+  return std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return !c.spec.impl.empty(); });
+}
+
+void add_implementation_column(std::vector<std::vector<std::string>>& table, const RunResult& run) {
+  if (!has_implementation_column(run) || table.size() != run.cases.size() + 1) return;
+  table[0].insert(table[0].begin() + 1, "impl");
+  for (std::size_t i = 0; i < run.cases.size(); ++i) {
+    auto& row = table[i + 1];
+    row[0] = model_label_without_impl(run.cases[i].spec);
+    row.insert(row.begin() + 1, implementation_label(run.cases[i].spec));
+  }
+}
+
 std::vector<ReportRow> report_rows(const RunResult& run) {
   std::vector<ReportRow> rows;
   bool several_dtypes = false, several_batches = false;

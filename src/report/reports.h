@@ -47,6 +47,13 @@ struct ReportRow {
   bool several_batches = false;  // the run has more than one batch size
 };
 std::vector<ReportRow> report_rows(const RunResult& run);
+// Whether the run has a case trained by another loop than the C++ engine (--impl python, --py-model):
+// the case tables then have an implementation column ("impl": implementation_label()) and name the
+// model without it (model_label_without_impl()).
+bool has_implementation_column(const RunResult& run);
+// A case table (a header row, then one row per case in run.cases' order, the model label first) with
+// the implementation column after the model, when the run has one.
+void add_implementation_column(std::vector<std::vector<std::string>>& table, const RunResult& run);
 const CaseResult* find_row_case(const RunResult& run, const ReportRow& row, const std::string& device);
 // The speed-up in `list` (run.speedups, run.speedups_over_fastest_cpu) of a model label, precision
 // and batch size (0: any) on `device`.

@@ -419,7 +419,8 @@ static std::string render_cases_section(const RunResult& run, std::size_t max_no
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
                   terminal_case_notes(c, max_notes)});
   }
-  return render_table(t2, 3);
+  add_implementation_column(t2, run);
+  return render_table(t2, has_implementation_column(run) ? 4 : 3);
 }
 
 // Each case's phases (forward, backward, optimizer), where they were timed.

@@ -448,13 +448,13 @@ TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   std::string line;
   std::getline(in, line);
   const auto header = csv_cells(line);
-  ASSERT_EQ(header.size(), 37u) << line;
+  ASSERT_EQ(header.size(), 39u) << line;
   EXPECT_EQ(header[26], "speedup");
   EXPECT_EQ(header[31], "model") << "the older columns keep their places";
   EXPECT_EQ(std::vector<std::string>(header.begin() + 32, header.end()),
             (std::vector<std::string>{"speedup_over_fastest_cpu", "speedup_over_fastest_cpu_ci_low",
                                       "speedup_over_fastest_cpu_ci_high", "speedup_over_fastest_cpu_baseline_dtype",
-                                      "numerics"}));
+                                      "numerics", "impl", "compile"}));
   std::size_t filled = 0, rows = 0;
   while (std::getline(in, line)) {
     const auto f = csv_cells(line);
@@ -477,10 +477,10 @@ TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   // a run without any: the same columns, empty
   std::istringstream plain(render_csv_report(ReportSource{make_run(), {}, "x"}));
   std::getline(plain, line);
-  EXPECT_EQ(csv_cells(line).size(), 37u);
+  EXPECT_EQ(csv_cells(line).size(), 39u);
   while (std::getline(plain, line)) {
     const auto f = csv_cells(line);
-    ASSERT_EQ(f.size(), 37u) << line;
+    ASSERT_EQ(f.size(), 39u) << line;
     EXPECT_EQ(f[32] + f[33] + f[34] + f[35], "") << line;
   }
 }
@@ -494,14 +494,16 @@ TEST(Reports, NumericsAreSaidInMarkdownHtmlAndCsv) {
   src.run.cases[3].numerics = "residual stream in bfloat16";
   EXPECT_NE(render_markdown_report(src).find("residual stream in bfloat16"), std::string::npos);
   EXPECT_NE(render_html_report(src).find("residual stream in bfloat16"), std::string::npos);
-  // CSV: the last column, "numerics", of that case's row; empty in the others.
+  // CSV: the "numerics" column of that case's row; empty in the others.
   {
     std::istringstream lines(render_csv_report(src));
     std::string line;
     std::getline(lines, line);
-    EXPECT_EQ(csv_cells(line).back(), "numerics");
+    const auto header = csv_cells(line);
+    const auto column = std::find(header.begin(), header.end(), "numerics") - header.begin();
+    ASSERT_LT(column, static_cast<std::ptrdiff_t>(header.size()));
     std::vector<std::string> last;
-    while (std::getline(lines, line)) last.push_back(csv_cells(line).back());
+    while (std::getline(lines, line)) last.push_back(csv_cells(line).at(column));
     ASSERT_EQ(last.size(), src.run.cases.size());
     for (std::size_t i = 0; i < last.size(); ++i) EXPECT_EQ(last[i], i == 3 ? "residual stream in bfloat16" : "") << i;
   }
@@ -1033,4 +1035,73 @@ TEST(Reports, TheSummarySaysWhichDeviceIsFasterPerModel) {
   const auto cpu_only = render_run_summary(run);
   EXPECT_NE(cpu_only.find("  mlp: 10.000 ms a step on cpu (95% CI: "), std::string::npos) << cpu_only;
   EXPECT_NE(cpu_only.find("; CPU only\n"), std::string::npos) << cpu_only;
+}
+
+// A run with Python cases: the case tables of every format have the implementation column (cpp,
+// python, and the compile mode) and name the model without it; a run without one has no such column.
+TEST(Reports, PythonCasesHaveAnImplementationColumnInEveryFormat) {
+  auto run = make_run(SyntheticOptions{.workloads = {"mlp"}});
+  run.cases.resize(1);
+  run.speedups.clear();
+  auto py = run.cases[0];
+  py.spec.impl = "python";
+  auto compiled = py;
+  compiled.spec.compile = "reduce-overhead";
+  run.cases.push_back(py);
+  run.cases.push_back(compiled);
+  const ReportSource src{run, {}, "run 1"};
+  const auto terminal = render_terminal_report(run);
+  EXPECT_NE(terminal.find("impl"), std::string::npos) << terminal;
+  EXPECT_NE(unwrapped(terminal).find("python, compile=reduce-overhead"), std::string::npos) << terminal;
+  const auto md = render_markdown_report(src);
+  EXPECT_NE(md.find("| model | impl | device |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| mlp | cpp | "), std::string::npos) << md;
+  EXPECT_NE(md.find("| mlp | python | "), std::string::npos) << md;
+  EXPECT_NE(md.find("| mlp | python, compile=reduce-overhead | "), std::string::npos) << md;
+  const auto html = render_html_report(src);
+  EXPECT_NE(html.find("<td>mlp</td><td>python, compile=reduce-overhead</td>"), std::string::npos);
+  std::istringstream lines(render_csv_report(src));
+  std::string line;
+  std::getline(lines, line);
+  const auto header = csv_cells(line);
+  ASSERT_GE(header.size(), 2u);
+  EXPECT_EQ(header[header.size() - 2], "impl");
+  EXPECT_EQ(header.back(), "compile");
+  std::vector<std::pair<std::string, std::string>> impls;
+  while (std::getline(lines, line)) {
+    const auto cells = csv_cells(line);
+    impls.emplace_back(cells[cells.size() - 2], cells.back());
+  }
+  EXPECT_EQ(impls, (std::vector<std::pair<std::string, std::string>>{{"cpp", ""}, {"python", ""}, {"python", "reduce-overhead"}}));
+  // Without Python cases: no implementation column.
+  run.cases.resize(1);
+  EXPECT_EQ(render_markdown_report(ReportSource{run, {}, "run 1"}).find("| impl |"), std::string::npos);
+  EXPECT_EQ(render_html_report(ReportSource{run, {}, "run 1"}).find("<th>impl</th>"), std::string::npos);
+  EXPECT_EQ(render_terminal_report(run).find(" impl "), std::string::npos);
+}
+
+// compare pairs a Python case with the same model's Python case of the other run (the same compile
+// mode), never with the C++ case, and names it by its label.
+TEST(Compare, PairsEachImplementationWithItself) {
+  SyntheticOptions o;
+  o.workloads = {"mlp"};
+  o.devices = {"cpu"};
+  o.seed = 1;
+  auto a = make_run(o);
+  ASSERT_EQ(a.cases.size(), 1u);
+  auto py = a.cases[0];
+  py.spec.impl = "python";
+  for (auto& s : py.samples) s *= 3;  // the Python loop: three times the C++ step
+  a.cases.push_back(py);
+  auto compiled = py;
+  compiled.spec.compile = "default";
+  auto b = a;
+  b.cases.push_back(compiled);  // only in B
+  const auto cmp = compare_runs(a, b);
+  ASSERT_EQ(cmp.cases.size(), 2u);
+  EXPECT_EQ(cmp.cases[0].model, "mlp");
+  EXPECT_EQ(cmp.cases[1].model, "mlp[python]");
+  for (const auto& c : cmp.cases) EXPECT_NEAR(c.result.ratio, 1.0, 1e-9) << c.model;  // each against its own implementation
+  ASSERT_EQ(cmp.only_in_b.size(), 1u);
+  EXPECT_NE(cmp.only_in_b[0].find("mlp[python,compile=default]"), std::string::npos) << cmp.only_in_b[0];
 }

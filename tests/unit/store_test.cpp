@@ -714,3 +714,37 @@ TEST(StoreDamagedRows, FuzzFindingSchemaWithANewlineIsQuotedOnOneLine) {
   EXPECT_GE(errors, 1u) << "the damaged run was read as if whole";
   fs::remove_all(dir);
 }
+
+// A Python case is its own case in the history: the C++ case, the Python case and the compiled
+// Python case of one model, device, precision and batch are three histories (keyed by the
+// implementation and the compile mode), each read back with its own median.
+TEST_F(StoreTest, HistoryKeepsTheImplementationsAndCompileModesApart) {
+  HistoryStore store(db());
+  SyntheticOptions o;
+  o.workloads = {"mlp"};
+  o.devices = {"cpu"};
+  auto run = make_run(o);
+  ASSERT_EQ(run.cases.size(), 1u);
+  auto py = run.cases[0];
+  py.spec.impl = kPythonImpl;
+  py.stats.median = 2 * run.cases[0].stats.median;
+  auto compiled = py;
+  compiled.spec.compile = "reduce-overhead";
+  compiled.stats.median = 3 * run.cases[0].stats.median;
+  run.cases.push_back(py);
+  run.cases.push_back(compiled);
+  store.save_run(run);
+  store.save_run(run);
+  const auto points = store.case_history(HistoryFilter{"mlp", "", 0});
+  ASSERT_EQ(points.size(), 6u);
+  for (const auto& c : run.cases) {
+    std::size_t found = 0;
+    for (const auto& p : points)
+      if (p.is_case(c.spec)) {
+        ++found;
+        EXPECT_DOUBLE_EQ(p.median, c.stats.median) << model_label(c.spec);
+        EXPECT_EQ(p.model(), model_label(c.spec));
+      }
+    EXPECT_EQ(found, 2u) << model_label(c.spec);
+  }
+}
