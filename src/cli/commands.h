@@ -1,6 +1,8 @@
 #pragma once
 // Each sub-command registers its options on the CLI11 app and says what to do when chosen.
 #include <functional>
+#include <memory>
+#include <string>
 
 namespace CLI {
 class App;
@@ -26,5 +28,16 @@ void add_docs_command(CLI::App& app, Action& action);
 // `scale` (data-parallel, several GPUs) and its hidden per-rank command `_scale-rank`.
 void add_scale_command(CLI::App& app, Action& action);
 void add_scale_rank_command(CLI::App& app, Action& action);
+
+// `history rm ID...` and `history prune --older-than 90d | --keep N` under the `history` command
+// (history_manage_command.cpp); `history_db` is history's own --db (used when the sub-command has
+// none: `history --db X rm 3`).
+void add_history_manage_commands(CLI::App& history, Action& action, std::shared_ptr<const std::string> history_db);
+// "90d", "12w", "36h" in seconds; UsageError (one line) on anything else.
+double parse_age_seconds(const std::string& text, const char* option);
+
+// The fatal-signal handler (crash_handler.cpp): a backtrace, the faulting address and thread on
+// stderr, then death by the same signal (so exit statuses and core dumps stay what they would be).
+void install_crash_handler();
 
 }  // namespace accelbench

@@ -1,7 +1,7 @@
 // A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL) leaves a backtrace on stderr, with the faulting
 // address and thread, then the process dies of the same signal, so that a crash names where it
 // happened instead of only "Segmentation fault" (found the isolated sweep's SIGSEGV on the H200).
-#include "cli/crash_handler.h"
+#include "cli/commands.h"
 
 #include <execinfo.h>
 #include <signal.h>

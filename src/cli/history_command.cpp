@@ -10,7 +10,6 @@
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
-#include "cli/history_manage.h"
 #include "cli/option_checks.h"
 #include "core/durations.h"
 #include "core/errors.h"

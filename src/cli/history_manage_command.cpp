@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/history_manage.h"
+#include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "core/errors.h"
 #include "report/terminal.h"

@@ -9,12 +9,10 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/crash_handler.h"
 #include "cli/help_format.h"
 #include "cli/option_checks.h"
 #include "core/build_info.h"
 #include "core/errors.h"
-#include "core/text.h"
 #include "engine/engine.h"
 
 int main(int argc, char** argv) {

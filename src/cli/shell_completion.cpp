@@ -3,7 +3,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/shell_docs.h"
-#include "core/text.h"
+#include "core/errors.h"
 
 namespace accelbench {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/text.h"
+#include "core/errors.h"
 
 namespace accelbench {
 

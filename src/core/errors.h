@@ -44,4 +44,14 @@ inline std::string printable(std::string_view text, std::size_t max_chars = 60) 
   return out;
 }
 
+// Text as one line (an error message on stderr, a description in a completion file):
+// newlines and carriage returns become spaces; trailing spaces go.
+inline std::string one_line(std::string s) {
+  for (auto& ch : s)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+
 }  // namespace accelbench
