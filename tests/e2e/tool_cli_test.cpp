@@ -315,7 +315,7 @@ TEST(ToolCli, PeakMeasuresTheCpuStoresItAndDoctorShowsIt) {
 
   // a run on the same history gets each case's utilisation; without ceilings it says how to get them
   const auto run_json = dir.file("run.json");
-  const auto run = run_cli(fmt::format("run --models mlp --json {}{}", run_json, kTiny), env);
+  const auto run = run_cli(fmt::format("run --models mlp --verbose --json {}{}", run_json, kTiny), env);  // every note
   ASSERT_EQ(run.code, 0) << run.err;
   const auto mlp = nlohmann::json::parse(slurp(run_json))["cases"][0]["utilisation"];
   ASSERT_TRUE(mlp["share_of_ceiling"].is_number()) << mlp.dump();
