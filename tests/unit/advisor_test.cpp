@@ -919,7 +919,8 @@ TEST(AdviceThatHelps, NoHigherCeilingPrecisionTheMeasurementsContradict) {
   EXPECT_EQ(c.faster_precision, "");
   RunResult run;
   run.cases = {c};
-  auto u = find(advise(run), "utilisation");
+  const auto advice = advise(run);  // the advice outlives the pointer into it
+  auto u = find(advice, "utilisation");
   ASSERT_NE(u, nullptr);
   EXPECT_FALSE(contains(u->text, "a precision with a higher ceiling")) << u->text;
   EXPECT_TRUE(contains(u->text, "no precision's measured matmul ceiling on cpu is higher than float32's")) << u->text;
@@ -928,7 +929,8 @@ TEST(AdviceThatHelps, NoHigherCeilingPrecisionTheMeasurementsContradict) {
   apply_ceilings(c, cpu_peak);
   EXPECT_EQ(c.faster_precision, "bfloat16");
   run.cases = {c};
-  u = find(advise(run), "utilisation");
+  const auto bf16_advice = advise(run);  // the advice outlives the pointer into it
+  u = find(bf16_advice, "utilisation");
   ASSERT_NE(u, nullptr);
   EXPECT_TRUE(contains(u->text, "a precision with a higher ceiling go faster here: bfloat16's measured matmul ceiling is"))
       << u->text;
@@ -971,7 +973,8 @@ TEST(AdviceThatHelps, NoMoreTimeForARangeMoreTimeCannotNarrow) {
   c.run_to_run = rr;
   RunResult run;
   run.cases = {c};
-  auto n = find(advise(run), "noisy");
+  const auto advice = advise(run);  // the advice outlives the pointer into it
+  auto n = find(advice, "noisy");
   ASSERT_NE(n, nullptr);
   EXPECT_FALSE(contains(n->text, "close other programs")) << n->text;
   EXPECT_FALSE(contains(n->text, "give it more time")) << n->text;
@@ -984,7 +987,8 @@ TEST(AdviceThatHelps, NoMoreTimeForARangeMoreTimeCannotNarrow) {
   ASSERT_EQ(std::count_if(both.begin(), both.end(), [](const Advice& x) { return x.rule == "noisy"; }), 1) << dump(both);
   EXPECT_EQ(find(both, "noisy")->subject, "mlp on cpu, cnn on cpu") << dump(both);
   run.cases[0].run_to_run.reset();  // this run's own interval: more time does narrow it
-  n = find(advise(run), "noisy");
+  const auto later_advice = advise(run);  // the advice outlives the pointer into it
+  n = find(later_advice, "noisy");
   ASSERT_NE(n, nullptr);
   EXPECT_TRUE(contains(n->text, "give it more time")) << n->text;
 }
