@@ -203,15 +203,12 @@ def half_prior(c, earlier, median):
 
 def combine(h, r, prior):
     """The history's and the rounds' (variance, dof) as run_to_run.cpp's combine_spread joins them."""
-    if h and r:
-        v, d = h if h[0] > r[0] * f95(h[1], r[1]) else ((h[0] * h[1] + r[0] * r[1]) / (h[1] + r[1]), h[1] + r[1])
-    elif h or r:
-        v, d = h or r
-    else:
+    v = _pooled_combine(h, r)
+    if not v:
         return prior * prior, 3
-    if d < 3:  # weak evidence: the fallback constant joins as a prior worth 3 runs
-        v, d = (3 * prior * prior + d * v) / (3 + d), 3 + d
-    return v, d
+    if v[1] < 3:  # weak evidence: the fallback constant joins as a prior worth 3 runs
+        return (3 * prior * prior + v[1] * v[0]) / (3 + v[1]), 3 + v[1]
+    return v
 
 
 def spreads(run_cases, history, kinds_seen, method):
