@@ -65,9 +65,12 @@ std::vector<std::string> plan_lines(const RunFlags& o, const RunRequest& run_req
   const auto& req = run_request.suite;
   const auto n = req.plan.cases.size();
   const auto rounds = run_request.timing.rounds;
-  return {fmt::format("{} case{} ({} on {}), {} round{} each, CI target +-{:.1f}%", n, n == 1 ? "" : "s",
-                      fmt::join(run_request.models, ", "), fmt::join(engine::resolve_devices(o.devices), ", "), rounds,
-                      rounds == 1 ? "" : "s", 100 * req.options.settings.stopping.ci_target),
+  const auto most = req.rounds.max_rounds;
+  const auto rounds_text = rounds == 1 || most <= rounds ? fmt::format("{} round{} each", rounds, rounds == 1 ? "" : "s")
+                                                       : fmt::format("{}-{} rounds each", rounds, most);
+  return {fmt::format("{} case{} ({} on {}), {}, CI target +-{:.1f}%", n, n == 1 ? "" : "s",
+                      fmt::join(run_request.models, ", "), fmt::join(engine::resolve_devices(o.devices), ", "), rounds_text,
+                      100 * req.options.settings.stopping.ci_target),
           fmt::format("{}{}", req.budget_s > 0 ? fmt::format("time budget {}, at most {} a case",
                                                              format_duration(req.budget_s), format_duration(req.max_per_case_s))
                                                 : fmt::format("at most {} a case", format_duration(req.max_per_case_s)),
@@ -113,7 +116,12 @@ double promise_times(RunRequest& request, const std::vector<CaseHistoryPoint>& h
   auto unseen = cases_without_history(cases, history);
   std::erase_if(unseen, [](const CaseSpec& c) { return is_python(c); });  // the C++ step says nothing of the Python loop's
   const auto probe_start = std::chrono::steady_clock::now();
-  for (const auto& c : unseen) {
+  for (std::size_t k = 0; k < unseen.size(); ++k) {
+    const auto& c = unseen[k];
+    // On the progress line: one step of each new case, before the rounds (their count is not known yet).
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
+    printer.progress({k, unseen.size()}, ProgressEvent{&c, "one step timed first", 0, 0, 0, 0}, elapsed,
+                     std::max(0.0, request.suite.budget_s - elapsed));
     try {
       probed.push_back({c, engine::probe_step_s(c, request.suite.options.inputs)});
     } catch (const std::exception&) {  // the measurement will meet it again and say so

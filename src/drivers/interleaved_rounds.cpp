@@ -42,13 +42,20 @@ class InterleavedRounds {
     for (auto& c : cases_) c.planned = std::max(1, plan.policy.rounds);
   }
 
+  // Passes over the cases until no round is left. A round the budget's share cannot hold yet waits
+  // for a later pass (the cases that finish early leave it theirs); a pass in which no case could
+  // measure ends every case left with the rounds it has.
   std::vector<CaseResult> run() {
     for (int pass = 0; rounds_left() > 0; ++pass) {
       const std::size_t n = cases_.size();
+      bool measured = false;
       for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = pass % 2 == 0 ? k : n - 1 - k;  // every other pass in reverse
-        if (cases_[i].left() > 0) measure_round(i);
+        if (cases_[i].left() > 0) measured = measure_round(i) || measured;
       }
+      if (!measured)
+        for (std::size_t i = 0; i < n; ++i)
+          if (cases_[i].left() > 0) cut(i, allowance(cases_[i]));
     }
     std::vector<CaseResult> out;
     for (const auto& c : cases_) out.push_back(merged(c));
@@ -64,11 +71,15 @@ class InterleavedRounds {
 
   CaseResult merged(const CaseRounds& c) const { return merge_rounds(c.rounds, plan_.options.settings.stopping.ci_target); }
 
-  // This round's time: the case's time left shared by its rounds left, and no more than the run's
-  // budget left shared by every round left.
+  // The case's time left shared by its rounds left.
+  double case_share(const CaseRounds& c) const {
+    return std::max(0.0, plan_.max_per_case_s - c.spent_s) / static_cast<double>(std::max(1, c.left()));
+  }
+
+  // This round's time: the case's share, and no more than the run's budget left shared by every
+  // round left.
   double allowance(const CaseRounds& c) const {
-    const double case_left = std::max(0.0, plan_.max_per_case_s - c.spent_s) / static_cast<double>(c.left());
-    return budget_share(plan_.budget_s, case_left, spent_s_, static_cast<std::size_t>(rounds_left()));
+    return budget_share(plan_.budget_s, case_share(c), spent_s_, static_cast<std::size_t>(rounds_left()));
   }
 
   // The run's time left while case `current`'s round has run `elapsed_s` of its `allowed_s`
@@ -98,14 +109,22 @@ class InterleavedRounds {
     return std::max(0.0, last.wall_s - last.measure_s) + sample_s;
   }
 
-  void measure_round(std::size_t i) {
+  // The case ends with the rounds it has: another would overrun its time or the budget.
+  void cut(std::size_t i, double allowed) {
+    auto& c = cases_[i];
+    if (events_.rounds_cut && c.left() > 0 && !c.rounds.empty())
+      events_.rounds_cut(i, static_cast<int>(c.rounds.size()), c.planned, least_round_s(c.rounds.back()), allowed);
+    finish(i);
+  }
+
+  // Measures the case's next round; false when it waits for a later pass (the budget's share is
+  // short now) or is cut (its own time is short).
+  bool measure_round(std::size_t i) {
     auto& c = cases_[i];
     const double allowed = allowance(c);
-    // Out of time: the rounds it has, rather than a round that would overrun the budget.
     if (!c.rounds.empty() && (allowed <= 0 || allowed < least_round_s(c.rounds.back()))) {
-      if (events_.rounds_cut && c.left() > 0)
-        events_.rounds_cut(i, static_cast<int>(c.rounds.size()), c.planned, least_round_s(c.rounds.back()), allowed);
-      return finish(i);
+      if (case_share(c) < least_round_s(c.rounds.back())) cut(i, allowed);
+      return false;
     }
     if (measured_any_ && plan_.cooldown_s > 0)
       std::this_thread::sleep_for(std::chrono::duration<double>(plan_.cooldown_s));
@@ -136,6 +155,7 @@ class InterleavedRounds {
         if (!x.rounds.empty()) so_far.push_back(merged(x));
       events_.round_finished(so_far);
     }
+    return true;
   }
 
   void finish(std::size_t i) {

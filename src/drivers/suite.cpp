@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <thread>
 
 #include "core/durations.h"
@@ -87,19 +88,30 @@ int measure_cases_interleaved(const SuiteRequest& req, RunResult& run, CaseMeasu
   InterleavedRoundsPlan plan{cases, req.options, req.rounds, req.budget_s, req.max_per_case_s, req.cooldown_s};
   int failures = 0;
   InterleavedRoundsEvents events;
-  events.round_started = [&](std::size_t i, int round, int planned, double /*allowance_s*/) {
-    printer.case_started({i, cases.size()}, cases[i], fmt::format("{} (round {}/{})", model_label(cases[i]), round, planned));
+  // The progress line counts rounds over the run ("[4/6]": the fourth of six planned), which only
+  // go up, rather than the case's place in a pass (every other pass runs backwards).
+  std::vector<int> planned(cases.size(), std::max(1, req.rounds.rounds));
+  std::size_t rounds_started = 0;
+  auto position = [&] {
+    return CasePosition{rounds_started - 1, static_cast<std::size_t>(std::accumulate(planned.begin(), planned.end(), 0))};
   };
-  events.progress = [&](std::size_t i, const ProgressEvent& e, double time_left_s) {
-    printer.progress({i, cases.size()}, e, clock.elapsed_s(), time_left_s);
+  events.round_started = [&](std::size_t i, int round, int planned_now, double /*allowance_s*/) {
+    planned[i] = planned_now;
+    ++rounds_started;
+    printer.case_started(position(), cases[i], fmt::format("{} (round {}/{})", model_label(cases[i]), round, planned_now));
   };
-  events.rounds_cut = [&](std::size_t i, int done, int planned, double least_round_s, double allowance_s) {
+  events.progress = [&](std::size_t /*i*/, const ProgressEvent& e, double time_left_s) {
+    printer.progress(position(), e, clock.elapsed_s(), time_left_s);
+  };
+  events.rounds_cut = [&](std::size_t i, int done, int planned_rounds, double least_round_s, double allowance_s) {
+    planned[i] = done;
     printer.note(fmt::format("{} on {}: {} of {} rounds: another needs ~{} (start-up, build, warm-up, one sample) and the "
                              "budget leaves it {}; a larger --budget gives it its rounds",
-                             model_label(cases[i]), cases[i].device, done, planned, format_duration(least_round_s),
+                             model_label(cases[i]), cases[i].device, done, planned_rounds, format_duration(least_round_s),
                              allowance_s > 0 ? format_duration(allowance_s) : std::string("nothing")));
   };
   events.case_finished = [&](std::size_t i, const CaseResult& merged) {
+    planned[i] = std::max<int>(1, static_cast<int>(merged.rounds.size()));  // the rounds it ends with
     if (!merged.ok()) ++failures;
     if (const auto why = shortened_note(merged, req.options.settings, req.max_per_case_s); !why.empty()) printer.note(why);
     printer.case_finished({i, cases.size()}, merged, "");

@@ -51,7 +51,35 @@ TerminalPrinter::TerminalPrinter(bool per_case_lines, bool progress_line, std::s
     : per_case_lines_(per_case_lines),
       progress_line_(progress_line && ::isatty(2) && verbosity != Verbosity::kQuiet),
       json_path_(std::move(json_path)),
-      verbosity_(verbosity) {}
+      verbosity_(verbosity) {
+  if (progress_line_) redraw_ = std::thread([this] { redraw_every_second(); });
+}
+
+TerminalPrinter::~TerminalPrinter() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (redraw_.joinable()) redraw_.join();
+}
+
+TerminalPrinter::ShownProgress ticked_progress(TerminalPrinter::ShownProgress p, double seconds) {
+  p.run_elapsed_s += seconds;
+  p.eta_s = std::max(0.0, p.eta_s - seconds);
+  return p;
+}
+
+// Between events (a round in a child process, a step that takes a minute), the line's clocks move on.
+void TerminalPrinter::redraw_every_second() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, std::chrono::seconds(1));
+    if (stopping_ || !progress_dirty_) continue;
+    const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - shown_.drawn_at).count();
+    if (since >= 0.9) draw_progress(ticked_progress(shown_, since));
+  }
+}
 
 void TerminalPrinter::hold(const std::string& line) {
   if (std::find(held_.begin(), held_.end(), line) == held_.end()) held_.push_back(line);
@@ -65,15 +93,25 @@ void TerminalPrinter::context(const RunContext& c) {
 }
 
 void TerminalPrinter::plan(const std::string& line) {
+  std::lock_guard lock(mutex_);
   if (verbosity_ != Verbosity::kQuiet) print_err(fmt::format("accelbench: {}\n", line));
 }
 
 void TerminalPrinter::case_started(const CasePosition& at, const CaseSpec& /*spec*/, const std::string& label) {
+  std::lock_guard lock(mutex_);
   if (per_case_lines_) print_err(fmt::format("accelbench: [{}] {}...\n", at.index + 1, label));
 }
 
 void TerminalPrinter::progress(const CasePosition& at, const ProgressEvent& e, double run_elapsed_s, double eta_s) {
   if (!progress_line_) return;
+  std::lock_guard lock(mutex_);
+  shown_ = ShownProgress{at, e.spec ? *e.spec : CaseSpec{}, e, run_elapsed_s, eta_s, std::chrono::steady_clock::now()};
+  shown_.event.spec = nullptr;  // the copy above is what is drawn
+  draw_progress(shown_);
+}
+
+void TerminalPrinter::draw_progress(const ShownProgress& p) {
+  const auto& e = p.event;
   std::string detail = e.stage;
   if (e.stage == "measure")
     detail = fmt::format("{} samples, +-{:.1f}%", e.samples,
@@ -85,9 +123,9 @@ void TerminalPrinter::progress(const CasePosition& at, const ProgressEvent& e, d
     const long t = std::lround(std::max(0.0, std::isfinite(s) ? s : 0.0));
     return fmt::format("{}:{:02d}", t / 60, static_cast<int>(t % 60));
   };
-  const auto line = fmt::format("[{}/{}] {} on {}: {} | elapsed {} | {}", at.index + 1, at.total, e.spec->workload,
-                                e.spec->device, detail, clock(run_elapsed_s),
-                                eta_s >= 1 ? "~" + clock(eta_s) + " left" : std::string("finishing"));
+  const auto line = fmt::format("[{}/{}] {} on {}: {} | elapsed {} | {}", p.at.index + 1, p.at.total, p.spec.workload,
+                                p.spec.device, detail, clock(p.run_elapsed_s),
+                                p.eta_s >= 1 ? "~" + clock(p.eta_s) + " left" : std::string("finishing"));
   // One terminal line: never wider than the terminal (a wrapped line could not be rewritten with \r).
   const auto width = output_width(2);
   const auto shown = display_width(line) < width ? line : line.substr(0, width - 1);
@@ -102,6 +140,7 @@ void TerminalPrinter::clear_progress() {
 }
 
 void TerminalPrinter::case_finished(const CasePosition& at, const CaseResult& result, const std::string& line) {
+  std::lock_guard lock(mutex_);
   clear_progress();
   if (per_case_lines_)
     print_err(fmt::format("accelbench: [{}] {}\n", at.index + 1, line));
@@ -112,11 +151,13 @@ void TerminalPrinter::case_finished(const CasePosition& at, const CaseResult& re
 void TerminalPrinter::note(const std::string& line) {
   if (verbosity_ == Verbosity::kNormal) return hold(line);
   if (verbosity_ == Verbosity::kQuiet) return;
+  std::lock_guard lock(mutex_);
   clear_progress();
   print_err(fmt::format("accelbench: {}\n", line));
 }
 
 void TerminalPrinter::finished(const RunResult& run, const std::string& report) {
+  std::lock_guard lock(mutex_);
   clear_progress();
   print_out(report);
   if (const auto notes = render_held_notes(held_); !notes.empty()) print_err("\n" + notes);

@@ -7,9 +7,13 @@
 // emit events: no output is written anywhere else while measuring. No torch here.
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/measurement.h"
@@ -84,9 +88,14 @@ enum class Verbosity { kQuiet, kNormal, kVerbose };
 // Terminal output: warnings, the plan line, the case lines and the "done" line on stderr; the
 // report on stdout. `per_case_lines`: a sweep's "[i] label..." / "[i] line" (else a run's
 // progress line, and a line only for a failed case, which kNormal and kQuiet leave to the table).
+// The progress line (a terminal only) never sits still: a thread redraws it every second between
+// events, its clocks moved on by the time since the last event (ticked_progress).
 class TerminalPrinter : public Printer {
  public:
   TerminalPrinter(bool per_case_lines, bool progress_line, std::string json_path, Verbosity verbosity = Verbosity::kVerbose);
+  ~TerminalPrinter() override;
+  TerminalPrinter(const TerminalPrinter&) = delete;
+  TerminalPrinter& operator=(const TerminalPrinter&) = delete;
   // Printed on stdout after the report and the notes (a run's Summary), in every verbosity.
   void set_closing(std::string text) { closing_ = std::move(text); }
   void context(const RunContext& c) override;
@@ -97,12 +106,28 @@ class TerminalPrinter : public Printer {
   void note(const std::string& line) override;
   void finished(const RunResult& run, const std::string& report) override;
 
+  // The progress line as last drawn, and when.
+  struct ShownProgress {
+    CasePosition at;
+    CaseSpec spec;
+    ProgressEvent event;
+    double run_elapsed_s = 0, eta_s = 0;
+    std::chrono::steady_clock::time_point drawn_at;
+  };
+
  private:
-  void clear_progress();
+  void clear_progress();  // these three with mutex_ held
+  void draw_progress(const ShownProgress& p);
+  void redraw_every_second();
   void hold(const std::string& line);  // a note for after the report (kNormal), once
   bool per_case_lines_;
   bool progress_line_;
   bool progress_dirty_ = false;
+  std::mutex mutex_;  // stderr's lines between the events and the redrawing thread
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  ShownProgress shown_;
+  std::thread redraw_;
   std::string json_path_;
   Verbosity verbosity_;
   std::vector<std::string> held_;
@@ -113,5 +138,9 @@ class TerminalPrinter : public Printer {
 // its notes under it, a prediction made before measuring ("... cannot fit: ...") left out where a
 // later note on the same case says what happened. Empty when there are none.
 std::string render_held_notes(const std::vector<std::string>& notes);
+
+// The progress line `seconds` after it was drawn: the run's elapsed time on by `seconds`, the time
+// left down by as much (never below 0), the rest as it was.
+TerminalPrinter::ShownProgress ticked_progress(TerminalPrinter::ShownProgress p, double seconds);
 
 }  // namespace accelbench

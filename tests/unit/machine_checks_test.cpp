@@ -283,6 +283,22 @@ TEST(HeldNotes, GroupedByCaseEachOnceThePredictionReplaced) {
   EXPECT_EQ(render_held_notes({}), "");
 }
 
+// Between events the progress line is redrawn with its clocks moved on: elapsed up, time left down
+// to no less than 0, the rest as it was.
+TEST(ProgressLine, RedrawnWithItsClocksMovedOn) {
+  TerminalPrinter::ShownProgress p;
+  p.at = {3, 6};
+  p.event.stage = "round 2/2";
+  p.run_elapsed_s = 10;
+  p.eta_s = 5;
+  const auto later = ticked_progress(p, 3);
+  EXPECT_DOUBLE_EQ(later.run_elapsed_s, 13);
+  EXPECT_DOUBLE_EQ(later.eta_s, 2);
+  EXPECT_EQ(later.event.stage, "round 2/2");
+  EXPECT_EQ(later.at.index, 3u);
+  EXPECT_DOUBLE_EQ(ticked_progress(p, 9).eta_s, 0);
+}
+
 // The line before a run names what distorts its timings, short enough for one line.
 TEST(MachineChecks, TheHeadlineNamesTheFindingsInOneShortLine) {
   std::vector<MachineFinding> f = {{"load", true, "busy", "fix"}, {"governor", false, "performance", ""},

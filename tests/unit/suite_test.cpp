@@ -183,6 +183,13 @@ TEST(Suite, RoundsAreInterleavedAcrossCases) {
   EXPECT_EQ(std::count(printer.events.begin(), printer.events.end(), "end ok"), 2);
   EXPECT_EQ(std::count(printer.events.begin(), printer.events.end(), "end failed"), 1);
   EXPECT_EQ(printer.documents, 7u + 1u);  // after each of the 7 rounds, and the final one
+  // The progress counts rounds over the run, never backwards although every other pass is reversed:
+  // the total falls to 5 once "fail" has failed its first round, and grows as "jumpy" is given its
+  // extra rounds, to the 7 rounds run.
+  std::vector<std::string> starts;
+  for (const auto& e : printer.events)
+    if (e.rfind("start ", 0) == 0) starts.push_back(e.substr(6, e.find(' ', 6) - 6));
+  EXPECT_EQ(starts, (std::vector<std::string>{"0/6", "1/6", "2/6", "3/5", "4/5", "5/6", "6/7"}));
   // In order, back to back: the same rounds, each case's together.
   RoundRecorder seq;
   RunResult run2;
@@ -242,6 +249,29 @@ TEST(Suite, ACaseWhoseNextRoundCannotFitStopsShortAndSaysSo) {
   EXPECT_TRUE(has("slow on cpu: a step takes 6.000 s, too long")) << ::testing::PrintToString(printer.notes);
   EXPECT_TRUE(has("1 sample in a round instead of 3")) << ::testing::PrintToString(printer.notes);
   EXPECT_FALSE(has("mlp on cpu")) << ::testing::PrintToString(printer.notes);
+}
+
+// The budget's share a round cannot hold in one pass is not the end of the case: the round waits
+// for a later pass, when the cases that finished early have left it their time.
+TEST(Suite, ARoundTheBudgetCannotHoldYetWaitsForTheTimeOthersLeave) {
+  SlowStepMeasurer m;
+  ScriptedParity parity;
+  NotePrinter printer;
+  RunResult run;
+  SuiteRequest req;
+  for (const auto* w : {"mlp", "slow"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
+  req.budget_s = 60;
+  req.max_per_case_s = 40;
+  req.rounds = RoundsPolicy{2, 2};
+  run_suite(req, run, m, parity, printer);
+  // Pass 2 starts with "slow": 39 s left for 2 rounds (19.5 s each) is short of its 20 s round, so
+  // "mlp" goes first; pass 3 gives "slow" the 38 s left.
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"mlp", "slow", "mlp", "slow"}));
+  ASSERT_EQ(run.cases.size(), 2u);
+  EXPECT_EQ(run.cases[1].rounds.size(), 2u);
+  EXPECT_TRUE(std::none_of(printer.notes.begin(), printer.notes.end(),
+                           [](const std::string& n) { return n.find("of 2 rounds") != std::string::npos; }))
+      << ::testing::PrintToString(printer.notes);
 }
 
 TEST(Printers, JsonFilePrinterRewritesTheFileAndFanOutReachesEveryPrinter) {
