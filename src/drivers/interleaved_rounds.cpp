@@ -43,8 +43,9 @@ class InterleavedRounds {
   }
 
   // Passes over the cases until no round is left. A round the budget's share cannot hold yet waits
-  // for a later pass (the cases that finish early leave it theirs); a pass in which no case could
-  // measure ends every case left with the rounds it has.
+  // for a later pass (the cases that finish early leave it theirs); after a pass in which no case
+  // could measure, the case whose next round costs the most ends with the rounds it has, and the
+  // others share what is left.
   std::vector<CaseResult> run() {
     for (int pass = 0; rounds_left() > 0; ++pass) {
       const std::size_t n = cases_.size();
@@ -53,9 +54,7 @@ class InterleavedRounds {
         const std::size_t i = pass % 2 == 0 ? k : n - 1 - k;  // every other pass in reverse
         if (cases_[i].left() > 0) measured = measure_round(i) || measured;
       }
-      if (!measured)
-        for (std::size_t i = 0; i < n; ++i)
-          if (cases_[i].left() > 0) cut(i, allowance(cases_[i]));
+      if (!measured) cut_costliest();
     }
     std::vector<CaseResult> out;
     for (const auto& c : cases_) out.push_back(merged(c));
@@ -115,6 +114,22 @@ class InterleavedRounds {
     if (events_.rounds_cut && c.left() > 0 && !c.rounds.empty())
       events_.rounds_cut(i, static_cast<int>(c.rounds.size()), c.planned, least_round_s(c.rounds.back()), allowed);
     finish(i);
+  }
+
+  void cut_costliest() {
+    std::size_t costliest = cases_.size();
+    double most = -1;
+    for (std::size_t i = 0; i < cases_.size(); ++i) {
+      const auto& c = cases_[i];
+      if (c.left() == 0 || c.rounds.empty()) continue;
+      if (const double cost = least_round_s(c.rounds.back()); cost > most) {
+        most = cost;
+        costliest = i;
+      }
+    }
+    if (costliest < cases_.size()) return cut(costliest, allowance(cases_[costliest]));
+    for (std::size_t i = 0; i < cases_.size(); ++i)  // none measured yet has rounds left: a guard
+      if (cases_[i].left() > 0) cut(i, allowance(cases_[i]));
   }
 
   // Measures the case's next round; false when it waits for a later pass (the budget's share is

@@ -201,7 +201,8 @@ TEST(Suite, RoundsAreInterleavedAcrossCases) {
 
 namespace {
 // "slow": a 6 s step; each round takes 20 s (start-up, build, a warm-up step, one sample) and keeps
-// one sample, fewer than the floor (3); "mlp": 1 s rounds of 20 samples.
+// one sample, fewer than the floor (3); "mid": 8 s rounds of two 1 s samples (another round needs
+// 7 s); "mlp": 1 s rounds of 20 samples.
 class SlowStepMeasurer : public CaseMeasurer {
  public:
   std::vector<std::string> calls;
@@ -209,11 +210,11 @@ class SlowStepMeasurer : public CaseMeasurer {
     calls.push_back(spec.workload);
     CaseResult r;
     r.spec = spec;
-    const bool slow = spec.workload == "slow";
-    r.samples = slow ? std::vector<double>{6.0} : std::vector<double>(20, 0.001);
+    const bool slow = spec.workload == "slow", mid = spec.workload == "mid";
+    r.samples = slow ? std::vector<double>{6.0} : mid ? std::vector<double>{1.0, 1.0} : std::vector<double>(20, 0.001);
     r.stats = summarize(r.samples);
-    r.wall_s = slow ? 20.0 : 1.0;
-    r.measure_s = slow ? 6.0 : 0.5;
+    r.wall_s = slow ? 20.0 : mid ? 8.0 : 1.0;
+    r.measure_s = slow ? 6.0 : mid ? 2.0 : 0.5;
     return r;
   }
 };
@@ -272,6 +273,32 @@ TEST(Suite, ARoundTheBudgetCannotHoldYetWaitsForTheTimeOthersLeave) {
   EXPECT_TRUE(std::none_of(printer.notes.begin(), printer.notes.end(),
                            [](const std::string& n) { return n.find("of 2 rounds") != std::string::npos; }))
       << ::testing::PrintToString(printer.notes);
+}
+
+// When no case's next round fits its share, the costliest one ends with the rounds it has and the
+// others share what is left, rather than every case ending at once.
+TEST(Suite, WhenNoRoundFitsItsShareTheCostliestEndsAndTheOthersShareTheRest) {
+  SlowStepMeasurer m;
+  ScriptedParity parity;
+  NotePrinter printer;
+  RunResult run;
+  SuiteRequest req;
+  for (const auto* w : {"mid", "slow"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
+  req.budget_s = 40;
+  req.max_per_case_s = 40;
+  req.rounds = RoundsPolicy{2, 2};
+  run_suite(req, run, m, parity, printer);
+  // Pass 2: 12 s left for 2 rounds (6 s each): neither "slow" (20 s) nor "mid" (7 s) fits; "slow"
+  // ends, and pass 3 gives "mid" the 12 s.
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"mid", "slow", "mid"}));
+  ASSERT_EQ(run.cases.size(), 2u);
+  EXPECT_EQ(run.cases[0].rounds.size(), 2u);
+  EXPECT_EQ(run.cases[1].rounds.size(), 1u);
+  auto has = [&](const std::string& text) {
+    return std::any_of(printer.notes.begin(), printer.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("slow on cpu: 1 of 2 rounds")) << ::testing::PrintToString(printer.notes);
+  EXPECT_FALSE(has("mid on cpu: 1 of 2 rounds")) << ::testing::PrintToString(printer.notes);
 }
 
 TEST(Printers, JsonFilePrinterRewritesTheFileAndFanOutReachesEveryPrinter) {
