@@ -116,6 +116,22 @@ class InterleavedRounds {
     finish(i);
   }
 
+  // The budget left once every other case's planned rounds are paid for (each at its mean round
+  // time so far, or what its round is allowed): what an extra round of case `i` may use, so that a
+  // case whose rounds disagree never takes the time of another case's planned round. Without a
+  // budget, unlimited.
+  double budget_free_s(std::size_t i) const {
+    if (plan_.budget_s <= 0) return std::numeric_limits<double>::infinity();
+    double reserved = 0;
+    for (std::size_t k = 0; k < cases_.size(); ++k) {
+      const auto& c = cases_[k];
+      if (k == i || c.left() == 0) continue;
+      const double per_round = c.rounds.empty() ? allowance(c) : c.spent_s / static_cast<double>(c.rounds.size());
+      reserved += c.left() * per_round;
+    }
+    return plan_.budget_s - spent_s_ - reserved;
+  }
+
   void cut_costliest() {
     std::size_t costliest = cases_.size();
     double most = -1;
@@ -159,7 +175,8 @@ class InterleavedRounds {
     if (!c.rounds.back().ok()) {
       finish(i);
     } else if (c.left() == 0) {
-      if (wants_another_round(c, plan_.policy, plan_.options.settings.stopping.ci_target, plan_.max_per_case_s - c.spent_s))
+      if (wants_another_round(c, plan_.policy, plan_.options.settings.stopping.ci_target,
+                              std::min(plan_.max_per_case_s - c.spent_s, budget_free_s(i))))
         ++c.planned;
       else
         finish(i);

@@ -301,6 +301,46 @@ TEST(Suite, WhenNoRoundFitsItsShareTheCostliestEndsAndTheOthersShareTheRest) {
   EXPECT_FALSE(has("mid on cpu: 1 of 2 rounds")) << ::testing::PrintToString(printer.notes);
 }
 
+namespace {
+// "jumpy": 1 s rounds whose levels alternate (1.0, 1.2 ms: they disagree); "slow": 3 s rounds.
+class JumpyAndSlowMeasurer : public CaseMeasurer {
+ public:
+  std::vector<std::string> calls;
+  CaseResult measure(const CaseSpec& spec, const MeasureOptions&, const ProgressFn&) override {
+    calls.push_back(spec.workload);
+    CaseResult r;
+    r.spec = spec;
+    const bool slow = spec.workload == "slow";
+    const double level = slow ? 1.0 : (std::count(calls.begin(), calls.end(), "jumpy") % 2 ? 1.0 : 1.2);
+    for (int i = 0; i < 30; ++i) r.samples.push_back(0.001 * level * (1 + 0.0001 * (i % 3)));
+    r.stats = summarize(r.samples);
+    r.wall_s = slow ? 3.0 : 1.0;
+    return r;
+  }
+};
+}  // namespace
+
+// An extra round for a case whose rounds disagree comes out of what the budget has left once the
+// other cases' planned rounds are paid for, never out of their time.
+TEST(Suite, ExtraRoundsNeverTakeTheTimeOfAnotherCasesPlannedRound) {
+  JumpyAndSlowMeasurer m;
+  ScriptedParity parity;
+  NotePrinter printer;
+  RunResult run;
+  SuiteRequest req;
+  for (const auto* w : {"jumpy", "slow"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
+  req.max_per_case_s = 30;
+  req.budget_s = 9.5;
+  req.rounds = RoundsPolicy{2, 5};
+  run_suite(req, run, m, parity, printer);
+  // Pass 2 (backwards): "slow" waits (5.5 s left for two rounds), "jumpy" ends its planned rounds
+  // and gets one extra round (1.5 s free beyond slow's 3 s); pass 3: that round, then "slow" with
+  // the 3.5 s left. Extra rounds taken from slow's time would leave it one round.
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"jumpy", "slow", "jumpy", "jumpy", "slow"}));
+  ASSERT_EQ(run.cases.size(), 2u);
+  EXPECT_EQ(run.cases[1].rounds.size(), 2u) << ::testing::PrintToString(printer.notes);
+}
+
 TEST(Printers, JsonFilePrinterRewritesTheFileAndFanOutReachesEveryPrinter) {
   const auto path = std::filesystem::temp_directory_path() / "accelbench-printer-test.json";
   std::filesystem::remove(path);
