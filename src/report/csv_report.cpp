@@ -28,16 +28,31 @@ std::string render_csv_report(const ReportSource& src) {
     run_id = std::to_string(src.document["stored"].value("id", 0));
     run_uid = src.document["stored"].value("uid", "");
   }
+  // Interval columns say which interval they hold (core/durations.h interval_name): this_run_95 is
+  // the run's own precision, next_run_95 where the next run's median falls (the run-to-run spread).
   const std::vector<std::string> header{
       "run_id", "run_uid", "published", "timestamp_utc", "host", "torch_version", "accelbench_version", "workload",
-      "device", "dtype", "batch_size", "threads", "status", "n", "median_s", "ci_low_s", "ci_high_s", "mean_s",
+      "device", "dtype", "batch_size", "threads", "status", "n", "median_s", "this_run_95_low_s", "this_run_95_high_s", "mean_s",
       "stddev_s", "min_s", "max_s", "noisy", "samples_per_s", "epoch_s_estimate", "epoch_unit", "peak_memory_bytes",
-      "speedup", "speedup_ci_low", "speedup_ci_high", "article_speedup", "error", "model",
-      // appended after the older columns, which keep their places: over the CPU's fastest precision
-      "speedup_over_fastest_cpu", "speedup_over_fastest_cpu_ci_low", "speedup_over_fastest_cpu_ci_high",
+      "speedup", "speedup_this_run_95_low", "speedup_this_run_95_high", "error", "model",
+      // over the CPU's fastest precision
+      "speedup_over_fastest_cpu", "speedup_over_fastest_cpu_this_run_95_low", "speedup_over_fastest_cpu_this_run_95_high",
       "speedup_over_fastest_cpu_baseline_dtype",
       "numerics",  // a workload's choice of numerics, e.g. "residual stream in bfloat16" (empty: none)
-      "impl", "compile"};  // the loop that trained it (cpp, python) and its torch.compile mode (empty: eager)
+      "impl", "compile",  // the loop that trained it (cpp, python) and its torch.compile mode (empty: eager)
+      // where the run-to-run spread widened the interval: the next run's range (empty: not widened)
+      "next_run_95_low_s", "next_run_95_high_s", "speedup_next_run_95_low", "speedup_next_run_95_high",
+      "speedup_over_fastest_cpu_next_run_95_low", "speedup_over_fastest_cpu_next_run_95_high"};
+  // A speed-up's bounds: this run's precision (its level interval where the next run's range was
+  // shown instead, empty where that is not known), or the next run's range.
+  const auto this_run = [](const Speedup* s, bool high) -> std::string {
+    if (!s) return "";
+    if (!s->widened_by_history) return num(high ? s->ci_high : s->ci_low);
+    return s->level_low > 0 ? num(high ? s->level_high : s->level_low) : "";
+  };
+  const auto next_run = [](const Speedup* s, bool high) -> std::string {
+    return s && s->widened_by_history ? num(high ? s->ci_high : s->ci_low) : "";
+  };
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) {
     if (i) out += ',';
@@ -47,7 +62,7 @@ std::string render_csv_report(const ReportSource& src) {
   for (const auto& c : run.cases) {
     const auto* s = find_row_speedup(run.speedups, model_label(c.spec), c.spec.dtype, c.spec.device, c.spec.batch_size);
     const auto* fastest = find_speedup_over_fastest_cpu(run, c.spec);  // none: empty cells
-    const double art = c.spec.graphs || c.spec.dtype != "float32" ? 0 : article_speedup(c.spec.workload);  // the article's are float32
+    const bool widened = c.run_to_run && c.run_to_run->widened;
     const double mem = peak_memory_bytes(c);
     const bool ok = c.ok();
     std::vector<std::string> f{run_id,
@@ -65,8 +80,8 @@ std::string render_csv_report(const ReportSource& src) {
                                to_string(c.status),
                                std::to_string(c.stats.n),
                                ok ? num(c.stats.median) : "",
-                               ok && has_interval(c) ? num(c.stats.ci_low) : "",  // one sample: no interval
-                               ok && has_interval(c) ? num(c.stats.ci_high) : "",
+                               ok && has_interval(c) && !widened ? num(c.stats.ci_low) : "",  // one sample: no interval
+                               ok && has_interval(c) && !widened ? num(c.stats.ci_high) : "",
                                ok ? num(c.stats.mean) : "",
                                ok ? num(c.stats.stddev) : "",
                                ok ? num(c.stats.min) : "",
@@ -77,18 +92,23 @@ std::string render_csv_report(const ReportSource& src) {
                                c.epoch_unit,
                                mem > 0 ? num(mem) : "",
                                s ? num(s->ratio) : "",
-                               s ? num(s->ci_low) : "",
-                               s ? num(s->ci_high) : "",
-                               art > 0 && c.spec.device != "cpu" ? num(art) : "",
+                               this_run(s, false),
+                               this_run(s, true),
                                c.error,
                                model_label(c.spec),  // "mlp[graphs]": what tells a graphs row from the eager one
                                fastest ? num(fastest->ratio) : "",
-                               fastest ? num(fastest->ci_low) : "",
-                               fastest ? num(fastest->ci_high) : "",
+                               this_run(fastest, false),
+                               this_run(fastest, true),
                                fastest ? fastest->baseline_dtype : "",
                                c.numerics,
                                impl_name(c.spec),
-                               c.spec.compile};
+                               c.spec.compile,
+                               ok && widened ? num(c.stats.ci_low) : "",
+                               ok && widened ? num(c.stats.ci_high) : "",
+                               next_run(s, false),
+                               next_run(s, true),
+                               next_run(fastest, false),
+                               next_run(fastest, true)};
     for (std::size_t i = 0; i < f.size(); ++i) {
       if (i) out += ',';
       out += csv_field(f[i]);

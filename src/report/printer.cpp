@@ -76,8 +76,8 @@ void TerminalPrinter::progress(const CasePosition& at, const ProgressEvent& e, d
   if (!progress_line_) return;
   std::string detail = e.stage;
   if (e.stage == "measure")
-    detail = fmt::format("{} samples, +-{:.1f}%", e.samples,
-                         std::isfinite(e.relative_half_width) ? 100 * e.relative_half_width : 99.9);
+    detail = fmt::format("{} samples, {}", e.samples,
+                         format_relative_half_width(std::isfinite(e.relative_half_width) ? e.relative_half_width : 0.999));
   else if (e.stage == "warm-up")
     detail = fmt::format("warm-up step {}", e.samples);
   // A clock, not a duration: whole seconds ("0:07", "12:40"); "finishing" once no time is left.
