@@ -358,7 +358,7 @@ static std::string terminal_case_notes(const CaseResult& c, std::size_t max_item
   const bool brief = max_items > 0;
   if (c.noisy && brief)
     notes.push_back(c.relative_ci_half_width > c.ci_target
-                        ? fmt::format("noisy: {} {}", interval_name(false), format_relative_half_width(c.relative_ci_half_width))
+                        ? fmt::format("noisy {} (this run)", format_relative_half_width(c.relative_ci_half_width))
                         : fmt::format("noisy: {} sample{}", c.stats.n, c.stats.n == 1 ? "" : "s"));
   else if (c.noisy)
     notes.push_back(c.relative_ci_half_width > c.ci_target
