@@ -349,9 +349,9 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
     // closing programs now, cannot narrow what changes between runs.
     const double factor = std::exp(c.run_to_run->half_width_log);
     out.push_back({"noisy", subject_of(c),
-                   fmt::format("the next run may fall within {} of this run's median (95%; {}): a spread between "
-                               "runs, which more time in this run cannot narrow; compare runs only beyond it",
-                               format_relative_interval(1, 1 / factor, factor), run_to_run_words(*c.run_to_run)),
+                   fmt::format("{}: within {} of this run's median ({}): a spread between runs, which more time "
+                               "in this run cannot narrow; compare runs only beyond it",
+                               interval_name(true), format_relative_interval(1, 1 / factor, factor), run_to_run_words(*c.run_to_run)),
                    {fmt::format("next_run_half_width=x{:.2f}", factor), "source=" + c.run_to_run->source}});
   } else if (c.noisy && c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "history") {
     // Widened by the history: more time in this run cannot narrow what changes between runs.

@@ -108,7 +108,8 @@ void add_advice(ScaleResult& r) {
     if (p.error.empty() && p.overhead && p.overhead->low > 1.03)
       r.advice.push_back(fmt::format(
           "{} GPU{}: data parallelism makes the step {} ({}) as long as the same step without it{}",
-          p.world_size, p.world_size == 1 ? "" : "s", format_ratio_ci(*p.overhead), interval_name(false),
+          p.world_size, p.world_size == 1 ? "" : "s", format_ratio_ci(p.overhead->ratio, p.overhead->low, p.overhead->high, 3),
+          interval_name(false),
           p.world_size == 1 ? " (with no other rank to wait for: the reducer's host work, its bucket copies and "
                               "all-reduce launches; a larger batch per GPU spreads it)" : ""));
     if (p.world_size < 2 || !p.error.empty()) continue;

@@ -17,20 +17,11 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 std::string num(double v) { return fmt::format("{:.9g}", v); }
-}  // namespace
 
-std::string render_csv_report(const ReportSource& src) {
-  const auto& run = src.run;
-  const auto& ctx = run.context;
-  const bool published = is_published_run(run);
-  std::string run_id, run_uid;
-  if (src.document.contains("stored") && src.document["stored"].is_object()) {
-    run_id = std::to_string(src.document["stored"].value("id", 0));
-    run_uid = src.document["stored"].value("uid", "");
-  }
+const std::vector<std::string>& csv_columns() {
   // Interval columns say which interval they hold (core/durations.h interval_name): this_run_95 is
   // the run's own precision, next_run_95 where the next run's median falls (the run-to-run spread).
-  const std::vector<std::string> header{
+  static const std::vector<std::string> columns{
       "run_id", "run_uid", "published", "timestamp_utc", "host", "torch_version", "accelbench_version", "workload",
       "device", "dtype", "batch_size", "threads", "status", "n", "median_s", "this_run_95_low_s", "this_run_95_high_s", "mean_s",
       "stddev_s", "min_s", "max_s", "noisy", "samples_per_s", "epoch_s_estimate", "epoch_unit", "peak_memory_bytes",
@@ -43,16 +34,31 @@ std::string render_csv_report(const ReportSource& src) {
       // where the run-to-run spread widened the interval: the next run's range (empty: not widened)
       "next_run_95_low_s", "next_run_95_high_s", "speedup_next_run_95_low", "speedup_next_run_95_high",
       "speedup_over_fastest_cpu_next_run_95_low", "speedup_over_fastest_cpu_next_run_95_high"};
-  // A speed-up's bounds: this run's precision (its level interval where the next run's range was
-  // shown instead, empty where that is not known), or the next run's range.
-  const auto this_run = [](const Speedup* s, bool high) -> std::string {
-    if (!s) return "";
-    if (!s->widened_by_history) return num(high ? s->ci_high : s->ci_low);
-    return s->level_low > 0 ? num(high ? s->level_high : s->level_low) : "";
-  };
-  const auto next_run = [](const Speedup* s, bool high) -> std::string {
-    return s && s->widened_by_history ? num(high ? s->ci_high : s->ci_low) : "";
-  };
+  return columns;
+}
+
+// A speed-up's bounds: this run's precision (its level interval where the next run's range was
+// shown instead, empty where that is not known), or the next run's range.
+std::string this_run_bound(const Speedup* s, bool high) {
+  if (!s) return "";
+  if (!s->widened_by_history) return num(high ? s->ci_high : s->ci_low);
+  return s->level_low > 0 ? num(high ? s->level_high : s->level_low) : "";
+}
+std::string next_run_bound(const Speedup* s, bool high) {
+  return s && s->widened_by_history ? num(high ? s->ci_high : s->ci_low) : "";
+}
+}  // namespace
+
+std::string render_csv_report(const ReportSource& src) {
+  const auto& run = src.run;
+  const auto& ctx = run.context;
+  const bool published = is_published_run(run);
+  std::string run_id, run_uid;
+  if (src.document.contains("stored") && src.document["stored"].is_object()) {
+    run_id = std::to_string(src.document["stored"].value("id", 0));
+    run_uid = src.document["stored"].value("uid", "");
+  }
+  const auto& header = csv_columns();
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) {
     if (i) out += ',';
@@ -92,23 +98,23 @@ std::string render_csv_report(const ReportSource& src) {
                                c.epoch_unit,
                                mem > 0 ? num(mem) : "",
                                s ? num(s->ratio) : "",
-                               this_run(s, false),
-                               this_run(s, true),
+                               this_run_bound(s, false),
+                               this_run_bound(s, true),
                                c.error,
                                model_label(c.spec),  // "mlp[graphs]": what tells a graphs row from the eager one
                                fastest ? num(fastest->ratio) : "",
-                               this_run(fastest, false),
-                               this_run(fastest, true),
+                               this_run_bound(fastest, false),
+                               this_run_bound(fastest, true),
                                fastest ? fastest->baseline_dtype : "",
                                c.numerics,
                                impl_name(c.spec),
                                c.spec.compile,
                                ok && widened ? num(c.stats.ci_low) : "",
                                ok && widened ? num(c.stats.ci_high) : "",
-                               next_run(s, false),
-                               next_run(s, true),
-                               next_run(fastest, false),
-                               next_run(fastest, true)};
+                               next_run_bound(s, false),
+                               next_run_bound(s, true),
+                               next_run_bound(fastest, false),
+                               next_run_bound(fastest, true)};
     for (std::size_t i = 0; i < f.size(); ++i) {
       if (i) out += ',';
       out += csv_field(f[i]);
