@@ -158,7 +158,7 @@ DeviceCeilings ceilings_from_json(const nlohmann::json& j, const std::string& or
 }
 
 std::vector<std::vector<std::string>> ceilings_table_rows(const DeviceCeilings& c) {
-  std::vector<std::vector<std::string>> rows{{"ceiling", "size", "best", "median", "median's " + interval_name(false)}};
+  std::vector<std::vector<std::string>> rows{{"ceiling", "size", "best", "median", interval_name(false)}};
   for (const auto& x : c.ceilings) {
     if (!x.measured()) {
       rows.push_back({x.label(), "-", "not measured", "-", x.unavailable});
