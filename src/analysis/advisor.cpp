@@ -349,35 +349,36 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
     // closing programs now, cannot narrow what changes between runs.
     const double factor = std::exp(c.run_to_run->half_width_log);
     out.push_back({"noisy", subject_of(c),
-                   fmt::format("the next run may fall anywhere from {:.0f}% to +{:.0f}% of this run's median ({}): a "
-                               "spread between runs, which more time in this run cannot narrow; compare runs only beyond it",
-                               100 * (1 / factor - 1), 100 * (factor - 1), run_to_run_words(*c.run_to_run)),
+                   fmt::format("{}: within {} of this run's median ({}): a spread between runs, which more time "
+                               "in this run cannot narrow; compare runs only beyond it",
+                               interval_name(true), format_relative_interval(1, 1 / factor, factor), run_to_run_words(*c.run_to_run)),
                    {fmt::format("next_run_half_width=x{:.2f}", factor), "source=" + c.run_to_run->source}});
   } else if (c.noisy && c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "history") {
     // Widened by the history: more time in this run cannot narrow what changes between runs.
     const double factor = std::exp(c.run_to_run->half_width_log);
     out.push_back({"noisy", subject_of(c),
                    fmt::format("cases of this kind varied from run to run on this host (sd {} of a run's median; this "
-                               "case has {} earlier runs) more than this run's rounds, so the next run may fall anywhere from {} to {}: the machine's "
+                               "case has {} earlier runs) more than this run's rounds, so the next run may fall anywhere within {} of {} ({}): the machine's "
                                "state changes between runs (other programs, clocks){}; compare runs only beyond that",
                                pct(std::expm1(c.run_to_run->sd_log)), c.run_to_run->earlier_runs,
-                               format_seconds_short(c.stats.median / factor), format_seconds_short(c.stats.median * factor),
+                               format_relative_interval(1, 1 / factor, factor), format_seconds_short(c.stats.median), interval_name(true),
                                c.launch_bound ? ", and a launch-bound step follows the host's speed" : ""),
                    {fmt::format("run_to_run_sd={}", pct(std::expm1(c.run_to_run->sd_log))),
                     fmt::format("earlier_runs={}", c.run_to_run->earlier_runs)}});
   } else if (c.noisy) {
     const bool wide = c.relative_ci_half_width > c.ci_target;
     out.push_back({"noisy", subject_of(c),
-                   wide ? fmt::format("the median's 95% CI is +-{} (target +-{}) after {} samples: close other programs, or "
+                   wide ? fmt::format("the median's interval ({}) is {} (target +-{}) after {} samples: close other programs, or "
                                       "give it more time (--max-time-per-case, --budget) before trusting differences under {}",
-                                      pct(c.relative_ci_half_width), pct(c.ci_target), c.stats.n, pct(c.relative_ci_half_width))
+                                      interval_name(false), format_relative_half_width(c.relative_ci_half_width), pct(c.ci_target),
+                                      c.stats.n, pct(c.relative_ci_half_width))
                     : c.stats.n < 2
                         ? fmt::format("only {} sample fit in the time allowed (fewer than the minimum asked for), and one "
                                       "sample has no CI: give it more time (--max-time-per-case, --budget) before trusting it",
                                       c.stats.n)
                         : fmt::format("only {} samples fit in the time allowed (fewer than the minimum asked for): give it more "
-                                      "time (--max-time-per-case, --budget) before trusting its CI of +-{}",
-                                      c.stats.n, pct(c.relative_ci_half_width)),
+                                      "time (--max-time-per-case, --budget) before trusting its interval ({}) of {}",
+                                      c.stats.n, interval_name(false), format_relative_half_width(c.relative_ci_half_width)),
                    {"ci_half_width=" + pct(c.relative_ci_half_width), fmt::format("n={}", c.stats.n)}});
   }
   // 4. Memory headroom on the device.

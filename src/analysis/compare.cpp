@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/durations.h"
 #include "core/errors.h"
 #include "core/stats.h"
 
@@ -118,7 +119,7 @@ void judge_between_runs(SampleComparison& r, const RunToRun& a, const RunToRun& 
   r.ci_low = r.ratio * std::exp(-half);
   r.ci_high = r.ratio * std::exp(half);
   r.p = std::min(1.0, 2 * (1 - t_cdf(std::fabs(d) / std::sqrt(v), dof)));
-  const auto noise = fmt::format("run-to-run noise +-{:.1f}%", 100 * std::expm1(half));
+  const auto noise = "run-to-run noise " + format_relative_interval(1, std::exp(-half), std::exp(half));
   if (std::fabs(d) <= half) {
     const bool within = r.ci_low >= 1.0 - o.equivalence_margin && r.ci_high <= 1.0 + o.equivalence_margin;
     r.verdict = within ? Verdict::Same : Verdict::Uncertain;

@@ -7,7 +7,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <map>
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
@@ -16,6 +15,7 @@
 #include "core/errors.h"
 #include "report/terminal.h"
 #include "report/article_reference.h"
+#include "report/history_report.h"
 #include "report/terminal_table.h"
 #include "store/history_store.h"
 #include "report/run_source.h"
@@ -52,32 +52,7 @@ int execute_compare(const CompareCliOptions& o) {
 
   std::string out = fmt::format("A: {} (torch {}, {})\nB: {} (torch {}, {})\n\n", a.name, a.run.context.torch_version,
                            a.run.context.host, b.name, b.run.context.torch_version, b.run.context.host);
-  std::vector<std::vector<std::string>> t{{"model", "device", "batch", "A median", "B median",
-                                           fmt::format("B/A [{:g}% CI]", 100 * (1 - co.alpha)), "p", "verdict", "why"}};
-  const bool between = std::any_of(cmp.cases.begin(), cmp.cases.end(), [](const CaseComparison& c) { return c.result.between_runs; });
-  std::map<Verdict, int> counts;
-  for (const auto& c : cmp.cases) {
-    const auto& r = c.result;
-    ++counts[r.verdict];
-    t.push_back({c.model, c.device, std::to_string(c.batch_size), r.n_a ? format_seconds_short(r.median_a) : "-",
-                 r.n_b ? format_seconds_short(r.median_b) : "-",
-                 r.ratio > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.ratio, r.ci_low, r.ci_high) : "-",
-                 fmt::format("{:.2g}", r.p), verdict_name(r.verdict), r.reason});
-  }
-  out += cmp.cases.empty() ? std::string("No case in common.\n") : render_table(t, 3);
-  for (const auto& s : cmp.only_in_a) out += "only in A, or failed: " + s + "\n";
-  for (const auto& s : cmp.only_in_b) out += "only in B: " + s + "\n";
-  out += fmt::format("\n{} SLOWER, {} FASTER, {} SAME, {} UNCERTAIN. Ratio = B's median step time / A's (> 1: B is "
-                           "slower). Verdict: Mann-Whitney U at alpha {:g}, minimum effect {:g}%, SAME needs the CI "
-                           "within +-{:g}% when not significant. The interval is {:g}% (1 - --alpha); run and history print 95%. "
-                           "Two runs show a difference between them, not yet a lasting change: `accelbench history` "
-                           "calls a change from 4 runs of a case.{}\n",
-                           counts[Verdict::Slower], counts[Verdict::Faster], counts[Verdict::Same], counts[Verdict::Uncertain],
-                           co.alpha, 100 * co.min_effect, 100 * co.equivalence_margin, 100 * (1 - co.alpha),
-                           between ? " Where both runs carry their run-to-run spread (the why column says so), the verdict "
-                                     "and the interval are judged against it (a t test on the two runs' log medians), not "
-                                     "against the samples: a change within run-to-run noise is SAME or UNCERTAIN."
-                                   : "");
+  out += render_comparison(cmp, co);
   print_out(out);
   if (fail_above >= 0 && cmp.cases.empty()) {
     std::fprintf(stderr, "accelbench: --fail-above: no case in common between A and B, so nothing was checked\n");

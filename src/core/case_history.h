@@ -19,6 +19,7 @@ struct CaseHistoryPoint {
   int threads = 0;
   std::size_t n = 0;
   double median = 0, ci_low = 0, ci_high = 0;  // seconds per training step
+  bool next_run_range = false;  // ci_low/ci_high are the next run's range (run_to_run.widened), not the run's precision
   // What else tells one case from another (from the stored case's JSON; 0/false in older runs).
   std::int64_t width = 0;
   bool checkpoint = false, graphs = false;

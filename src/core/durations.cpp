@@ -1,5 +1,6 @@
 #include "core/durations.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -94,16 +95,24 @@ std::string format_bytes(double b) {
   return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.{}f} {}", b, b < 10 ? 2 : (b < 100 ? 1 : 0), units[u]);
 }
 
-std::string format_ratio_ci(double ratio, double low, double high) {
-  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", ratio, low, high);
+std::string format_ratio_ci(double ratio, double low, double high, int digits) {
+  return fmt::format("{0:.{3}f}x [{1:.{3}f}, {2:.{3}f}]", ratio, low, high, digits);
 }
 
 std::string format_ratio_ci(const RatioEstimate& r) { return format_ratio_ci(r.ratio, r.low, r.high); }
 
-std::string format_interval(double low, double high) { return fmt::format("{:.3g} - {:.3g}", low, high); }
-
 std::string format_relative_interval(double center, double low, double high) {
-  return fmt::format("-{:.0f}/+{:.0f}%", 100 * (1 - low / center), 100 * (high / center - 1));
+  if (!(center > 0) || !std::isfinite(low) || !std::isfinite(high) || !(high >= low)) return "-";
+  const double below = 100 * std::max(0.0, 1 - low / center), above = 100 * std::max(0.0, high / center - 1);
+  const int digits = std::max(below, above) < 9.95 ? 1 : 0;
+  const auto a = fmt::format("{:.{}f}", below, digits), b = fmt::format("{:.{}f}", above, digits);
+  return a == b ? fmt::format("+-{}%", a) : fmt::format("-{}/+{}%", a, b);
+}
+
+std::string format_relative_half_width(double half) { return format_relative_interval(1, 1 - half, 1 + half); }
+
+std::string interval_name(bool next_run, double level) {
+  return fmt::format("{} {:g}%", next_run ? "next run" : "this run", 100 * level);
 }
 
 std::string format_count(double v) {

@@ -25,14 +25,20 @@ double parse_budget_seconds(std::string_view text, const char* option = "--budge
 std::string format_duration(double seconds);        // "1.23 ms", "4.2 s", "3m 05s"
 std::string format_seconds_short(double seconds);   // step times: "812 us", "12.4 ms", "3.21 s"
 std::string format_bytes(double bytes);             // "1.2 GiB"
-// A ratio with its interval, the way every table writes a speed-up: "1.23x [1.20, 1.26]".
-std::string format_ratio_ci(double ratio, double low, double high);
+// One way to write an interval, in every output (docs/methodology.md, "How intervals are written").
+// A ratio (a speed-up, compare's new/old ratio) with its interval: "1.23x [1.20, 1.26]"; `digits`
+// decimals (compare's ratios near 1 take 3).
+std::string format_ratio_ci(double ratio, double low, double high, int digits = 2);
 std::string format_ratio_ci(const RatioEstimate& r);
-// An interval's bounds alone, for a table that shows the estimate in its own column: "1.23 - 1.45".
-std::string format_interval(double low, double high);
-// An interval around `center` in per cent of it, each side apart: "-43/+76%" (a wide interval from
-// log space is far from symmetric).
+// A figure with a unit (a step time, a throughput, a FLOP rate): its interval relative to it, each
+// side apart, "-12/+15%" (a wide interval from log space is far from symmetric), "+-2.1%" where both
+// sides print the same; one decimal while both sides are under 10%. "-" for no interval.
 std::string format_relative_interval(double center, double low, double high);
+// A relative half-width alone (a precision reached, a spread): "+-2.1%", as format_relative_interval.
+std::string format_relative_half_width(double half);
+// Which interval a figure carries, as every header and label names it: "this run 95%" (this run's
+// precision: where its own median lies) or "next run 95%" (where the next run's median falls).
+std::string interval_name(bool next_run, double level = 0.95);
 std::string format_count(double value);             // "12.3k", "4.5M"
 
 }  // namespace accelbench

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "core/durations.h"
 #include "core/errors.h"
 #include "core/json_util.h"
 
@@ -157,16 +158,15 @@ DeviceCeilings ceilings_from_json(const nlohmann::json& j, const std::string& or
 }
 
 std::vector<std::vector<std::string>> ceilings_table_rows(const DeviceCeilings& c) {
-  std::vector<std::vector<std::string>> rows{{"ceiling", "size", "best", "median", "95% CI of the median"}};
+  std::vector<std::vector<std::string>> rows{{"ceiling", "size", "best", "median", interval_name(false)}};
   for (const auto& x : c.ceilings) {
     if (!x.measured()) {
       rows.push_back({x.label(), "-", "not measured", "-", x.unavailable});
       continue;
     }
     // The interval relative to the median: short, and the same for every unit.
-    const auto rel = [&](double v) { return x.median != 0 ? 100.0 * (v / x.median - 1.0) : 0.0; };
     rows.push_back({x.label(), table_size(x.size), format_ceiling_value(x.kind, x.value()), format_ceiling_value(x.kind, x.median),
-                    fmt::format("[{:+.1f}%, {:+.1f}%]", rel(x.ci_low), rel(x.ci_high))});
+                    format_relative_interval(x.median, x.ci_low, x.ci_high)});
   }
   return rows;
 }

@@ -8,6 +8,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/durations.h"
 #include "core/stats.h"
 
 namespace accelbench {
@@ -189,16 +190,18 @@ RoundsAgreement rounds_agreement(const Rounds& rounds, const HierarchicalEstimat
     a.advice = "one round: how separate runs differ is unknown; run another round";
   else if (a.add_rounds)
     a.advice = fmt::format(
-        "rounds disagree: +-{:.1f}% across {} rounds against a {:.1f}% target while each round is within +-{:.1f}%: "
+        "rounds disagree: {} across {} rounds against a {:.1f}% target while each round is within {}: "
         "add rounds, not samples",
-        100 * a.between_half_width_relative, hierarchical.rounds, 100 * ci_target, 100 * a.within_half_width_relative);
+        format_relative_half_width(a.between_half_width_relative), hierarchical.rounds, 100 * ci_target,
+        format_relative_half_width(a.within_half_width_relative));
   else if (a.rounds_disagree)
-    a.advice = fmt::format("+-{:.1f}% across rounds and +-{:.1f}% within the widest round against a {:.1f}% target: "
+    a.advice = fmt::format("{} across rounds and {} within the widest round against a {:.1f}% target: "
                            "more samples per round and more rounds",
-                           100 * a.between_half_width_relative, 100 * a.within_half_width_relative, 100 * ci_target);
+                           format_relative_half_width(a.between_half_width_relative),
+                           format_relative_half_width(a.within_half_width_relative), 100 * ci_target);
   else
-    a.advice = fmt::format("rounds agree: +-{:.1f}% across {} rounds within the {:.1f}% target",
-                           100 * a.between_half_width_relative, hierarchical.rounds, 100 * ci_target);
+    a.advice = fmt::format("rounds agree: {} across {} rounds within the {:.1f}% target",
+                           format_relative_half_width(a.between_half_width_relative), hierarchical.rounds, 100 * ci_target);
   return a;
 }
 

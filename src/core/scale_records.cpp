@@ -107,9 +107,9 @@ void add_advice(ScaleResult& r) {
   for (const auto& p : r.points) {
     if (p.error.empty() && p.overhead && p.overhead->low > 1.03)
       r.advice.push_back(fmt::format(
-          "{} GPU{}: data parallelism adds {:+.0f}% [{:+.0f}, {:+.0f}] to the step against the same step without it{}",
-          p.world_size, p.world_size == 1 ? "" : "s", 100 * (p.overhead->ratio - 1), 100 * (p.overhead->low - 1),
-          100 * (p.overhead->high - 1),
+          "{} GPU{}: data parallelism makes the step {} ({}) as long as the same step without it{}",
+          p.world_size, p.world_size == 1 ? "" : "s", format_ratio_ci(p.overhead->ratio, p.overhead->low, p.overhead->high, 3),
+          interval_name(false),
           p.world_size == 1 ? " (with no other rank to wait for: the reducer's host work, its bucket copies and "
                               "all-reduce launches; a larger batch per GPU spreads it)" : ""));
     if (p.world_size < 2 || !p.error.empty()) continue;
@@ -143,18 +143,17 @@ std::string format_scale_table(const ScaleResult& r) {
   std::string out = fmt::format("{} {}{} batch {}/GPU, buckets {} MB{}, {}\n", r.request.workload, r.request.dtype,
                                 numerics.empty() ? "" : " (" + numerics + ")", r.request.batch_size, r.request.bucket_mb,
                                 r.request.bucket_views ? " (gradients as bucket views)" : "", r.launcher == "env" ? "ranks from the environment" : "ranks started by accelbench");
-  out += fmt::format("{:>4} {:>12} {:>19} {:>11} {:>20} {:>9} {:>13} {:>13}\n", "GPUs", "step ms", "95% CI", "samples/s",
-                     "efficiency [CI]", "allreduce", "busbw step", "busbw bare");
+  out += fmt::format("{:>4} {:>12} {:>13} {:>11} {:>20} {:>9} {:>13} {:>13}\n", "GPUs", "step ms", interval_name(false), "samples/s",
+                     "efficiency", "allreduce", "busbw step", "busbw bare");
   for (const auto& p : r.points) {
     if (!p.error.empty()) {
       out += fmt::format("{:>4} failed: {}\n", p.world_size, p.error);
       continue;
     }
-    const auto eff = p.efficiency ? fmt::format("{:.1f}% [{:.1f}, {:.1f}]", 100 * p.efficiency->ratio,
-                                                100 * p.efficiency->low, 100 * p.efficiency->high) : std::string("-");
+    const auto eff = p.efficiency ? format_ratio_ci(*p.efficiency) : std::string("-");
     const auto gbs = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f} GB/s", *v) : std::string("-"); };
-    out += fmt::format("{:>4} {:>12.3f} {:>19} {:>11.1f} {:>20} {:>9} {:>13} {:>13}\n", p.world_size, 1e3 * p.step.median,
-                       fmt::format("[{:.3f}, {:.3f}]", 1e3 * p.step.ci_low, 1e3 * p.step.ci_high), p.samples_per_s, eff,
+    out += fmt::format("{:>4} {:>12.3f} {:>13} {:>11.1f} {:>20} {:>9} {:>13} {:>13}\n", p.world_size, 1e3 * p.step.median,
+                       format_relative_interval(p.step.median, p.step.ci_low, p.step.ci_high), p.samples_per_s, eff,
                        p.comm_share ? fmt::format("{:.1f}%", 100 * *p.comm_share) : std::string("-"), gbs(p.busbw_step_gbs),
                        gbs(p.busbw_bare_gbs));
   }
@@ -165,11 +164,10 @@ std::string format_scale_table(const ScaleResult& r) {
                          p.world_size == 1 ? "" : "s", format_bytes(static_cast<double>(p.ranks.front().gradient_bytes)));
   for (const auto& p : r.points)
     if (p.error.empty() && p.overhead)
-      out += fmt::format("{} GPU{}: the data-parallel step is {:+.1f}% [{:+.1f}, {:+.1f}] against the same step without "
+      out += fmt::format("{} GPU{}: the data-parallel step is {} ({}) as long as the same step without "
                          "data parallelism (rank {}, {} pairs in this process: another process may differ by more "
-                         "than this interval)\n", p.world_size, p.world_size == 1 ? "" : "s",
-                         100 * (p.overhead->ratio - 1), 100 * (p.overhead->low - 1), 100 * (p.overhead->high - 1),
-                         p.slowest_rank, p.step.n);
+                         "than this interval)\n", p.world_size, p.world_size == 1 ? "" : "s", format_ratio_ci(p.overhead->ratio, p.overhead->low, p.overhead->high, 3),
+                         interval_name(false), p.slowest_rank, p.step.n);
   for (const auto& a : r.advice) out += "advice: " + a + "\n";
   return out;
 }

@@ -17,6 +17,36 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 std::string num(double v) { return fmt::format("{:.9g}", v); }
+
+const std::vector<std::string>& csv_columns() {
+  // Interval columns say which interval they hold (core/durations.h interval_name): this_run_95 is
+  // the run's own precision, next_run_95 where the next run's median falls (the run-to-run spread).
+  static const std::vector<std::string> columns{
+      "run_id", "run_uid", "published", "timestamp_utc", "host", "torch_version", "accelbench_version", "workload",
+      "device", "dtype", "batch_size", "threads", "status", "n", "median_s", "this_run_95_low_s", "this_run_95_high_s", "mean_s",
+      "stddev_s", "min_s", "max_s", "noisy", "samples_per_s", "epoch_s_estimate", "epoch_unit", "peak_memory_bytes",
+      "speedup", "speedup_this_run_95_low", "speedup_this_run_95_high", "error", "model",
+      // over the CPU's fastest precision
+      "speedup_over_fastest_cpu", "speedup_over_fastest_cpu_this_run_95_low", "speedup_over_fastest_cpu_this_run_95_high",
+      "speedup_over_fastest_cpu_baseline_dtype",
+      "numerics",  // a workload's choice of numerics, e.g. "residual stream in bfloat16" (empty: none)
+      "impl", "compile",  // the loop that trained it (cpp, python) and its torch.compile mode (empty: eager)
+      // where the run-to-run spread widened the interval: the next run's range (empty: not widened)
+      "next_run_95_low_s", "next_run_95_high_s", "speedup_next_run_95_low", "speedup_next_run_95_high",
+      "speedup_over_fastest_cpu_next_run_95_low", "speedup_over_fastest_cpu_next_run_95_high"};
+  return columns;
+}
+
+// A speed-up's bounds: this run's precision (its level interval where the next run's range was
+// shown instead, empty where that is not known), or the next run's range.
+std::string this_run_bound(const Speedup* s, bool high) {
+  if (!s) return "";
+  if (!s->widened_by_history) return num(high ? s->ci_high : s->ci_low);
+  return s->level_low > 0 ? num(high ? s->level_high : s->level_low) : "";
+}
+std::string next_run_bound(const Speedup* s, bool high) {
+  return s && s->widened_by_history ? num(high ? s->ci_high : s->ci_low) : "";
+}
 }  // namespace
 
 std::string render_csv_report(const ReportSource& src) {
@@ -28,16 +58,7 @@ std::string render_csv_report(const ReportSource& src) {
     run_id = std::to_string(src.document["stored"].value("id", 0));
     run_uid = src.document["stored"].value("uid", "");
   }
-  const std::vector<std::string> header{
-      "run_id", "run_uid", "published", "timestamp_utc", "host", "torch_version", "accelbench_version", "workload",
-      "device", "dtype", "batch_size", "threads", "status", "n", "median_s", "ci_low_s", "ci_high_s", "mean_s",
-      "stddev_s", "min_s", "max_s", "noisy", "samples_per_s", "epoch_s_estimate", "epoch_unit", "peak_memory_bytes",
-      "speedup", "speedup_ci_low", "speedup_ci_high", "article_speedup", "error", "model",
-      // appended after the older columns, which keep their places: over the CPU's fastest precision
-      "speedup_over_fastest_cpu", "speedup_over_fastest_cpu_ci_low", "speedup_over_fastest_cpu_ci_high",
-      "speedup_over_fastest_cpu_baseline_dtype",
-      "numerics",  // a workload's choice of numerics, e.g. "residual stream in bfloat16" (empty: none)
-      "impl", "compile"};  // the loop that trained it (cpp, python) and its torch.compile mode (empty: eager)
+  const auto& header = csv_columns();
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) {
     if (i) out += ',';
@@ -47,7 +68,7 @@ std::string render_csv_report(const ReportSource& src) {
   for (const auto& c : run.cases) {
     const auto* s = find_row_speedup(run.speedups, model_label(c.spec), c.spec.dtype, c.spec.device, c.spec.batch_size);
     const auto* fastest = find_speedup_over_fastest_cpu(run, c.spec);  // none: empty cells
-    const double art = c.spec.graphs || c.spec.dtype != "float32" ? 0 : article_speedup(c.spec.workload);  // the article's are float32
+    const bool widened = c.run_to_run && c.run_to_run->widened;
     const double mem = peak_memory_bytes(c);
     const bool ok = c.ok();
     std::vector<std::string> f{run_id,
@@ -65,8 +86,8 @@ std::string render_csv_report(const ReportSource& src) {
                                to_string(c.status),
                                std::to_string(c.stats.n),
                                ok ? num(c.stats.median) : "",
-                               ok && has_interval(c) ? num(c.stats.ci_low) : "",  // one sample: no interval
-                               ok && has_interval(c) ? num(c.stats.ci_high) : "",
+                               ok && has_interval(c) && !widened ? num(c.stats.ci_low) : "",  // one sample: no interval
+                               ok && has_interval(c) && !widened ? num(c.stats.ci_high) : "",
                                ok ? num(c.stats.mean) : "",
                                ok ? num(c.stats.stddev) : "",
                                ok ? num(c.stats.min) : "",
@@ -77,18 +98,23 @@ std::string render_csv_report(const ReportSource& src) {
                                c.epoch_unit,
                                mem > 0 ? num(mem) : "",
                                s ? num(s->ratio) : "",
-                               s ? num(s->ci_low) : "",
-                               s ? num(s->ci_high) : "",
-                               art > 0 && c.spec.device != "cpu" ? num(art) : "",
+                               this_run_bound(s, false),
+                               this_run_bound(s, true),
                                c.error,
                                model_label(c.spec),  // "mlp[graphs]": what tells a graphs row from the eager one
                                fastest ? num(fastest->ratio) : "",
-                               fastest ? num(fastest->ci_low) : "",
-                               fastest ? num(fastest->ci_high) : "",
+                               this_run_bound(fastest, false),
+                               this_run_bound(fastest, true),
                                fastest ? fastest->baseline_dtype : "",
                                c.numerics,
                                impl_name(c.spec),
-                               c.spec.compile};
+                               c.spec.compile,
+                               ok && widened ? num(c.stats.ci_low) : "",
+                               ok && widened ? num(c.stats.ci_high) : "",
+                               next_run_bound(s, false),
+                               next_run_bound(s, true),
+                               next_run_bound(fastest, false),
+                               next_run_bound(fastest, true)};
     for (std::size_t i = 0; i < f.size(); ++i) {
       if (i) out += ',';
       out += csv_field(f[i]);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -17,6 +18,22 @@ namespace accelbench {
 namespace {
 std::string when(const std::string& iso) { return iso.size() >= 16 ? iso.substr(0, 10) + " " + iso.substr(11, 5) : iso; }
 }  // namespace
+
+namespace {
+bool mixed_intervals(const std::vector<const CaseHistoryPoint*>& points) {
+  return std::any_of(points.begin(), points.end(), [&](const CaseHistoryPoint* p) { return p->next_run_range != points.front()->next_run_range; });
+}
+}  // namespace
+
+std::string history_interval_name(const std::vector<const CaseHistoryPoint*>& points) {
+  if (points.empty() || mixed_intervals(points)) return "95% interval";
+  return interval_name(points.front()->next_run_range);
+}
+
+std::string history_interval_text(const CaseHistoryPoint& point, const std::vector<const CaseHistoryPoint*>& points) {
+  const auto text = format_relative_interval(point.median, point.ci_low, point.ci_high);
+  return point.next_run_range && mixed_intervals(points) ? text + " (next run)" : text;
+}
 
 std::string render_case_history(const std::vector<CaseHistoryPoint>& points, const ChangeOptions& co) {
   std::string out;
@@ -35,17 +52,18 @@ std::string render_case_history(const std::vector<CaseHistoryPoint>& points, con
     out += fmt::format("{} on {} ({}, batch {}, host {}): median step time, {} run{}\n", k.workload, k.device, k.dtype,
                              k.batch, k.host, pts.size(), pts.size() == 1 ? "" : "s");
     std::vector<SeriesPoint> sp;
-    for (const auto& p : pts) sp.push_back({p.median, p.ci_low, p.ci_high});
+    std::vector<const CaseHistoryPoint*> refs;
+    for (const auto& p : pts) sp.push_back({p.median, p.ci_low, p.ci_high}), refs.push_back(&p);
     const auto changes = detect_changes(sp, co);
     changes_total += changes.size();
-    std::vector<std::vector<std::string>> rows{{"run", "when (UTC)", "torch", "median", "95% CI", "n", "change"}};
+    std::vector<std::vector<std::string>> rows{{"run", "when (UTC)", "torch", "median", history_interval_name(refs), "n", "change"}};
     for (std::size_t i = 0; i < pts.size(); ++i) {
       const auto& p = pts[i];
       std::string mark;
       for (const auto& c : changes)
         if (c.index == i) mark = fmt::format("<- step {:+.1f}% ({:.1f} sigma)", 100 * (c.ratio - 1), c.score);
       rows.push_back({std::to_string(p.run_id), when(p.timestamp_utc), p.torch_version, format_seconds_short(p.median),
-                      fmt::format("{} - {}", format_seconds_short(p.ci_low), format_seconds_short(p.ci_high)),
+                      history_interval_text(p, refs),
                       std::to_string(p.n), mark});
     }
     std::string table = render_table(rows, 3);
@@ -87,6 +105,35 @@ std::string render_case_history(const std::vector<CaseHistoryPoint>& points, con
   out += fmt::format("{} change{} detected. A change is a step in a case's median that exceeds {:.0f} standard errors "
                      "of the noise (the runs' own CIs and the scatter between runs) and {:.0f}%.\n",
                      changes_total, changes_total == 1 ? "" : "s", co.threshold, 100 * co.min_effect);
+  return out;
+}
+
+std::string render_comparison(const RunComparison& cmp, const CompareOptions& co) {
+  const double level = 1 - co.alpha;
+  std::string out = fmt::format("B/A: B's median step time / A's (> 1: B is slower), with its {:g}% interval (1 - --alpha; run and "
+                                "history print 95%)\n\n", 100 * level);
+  std::vector<std::vector<std::string>> t{{"model", "device", "batch", "A median", "B median", "B/A", "p", "verdict", "why"}};
+  const bool between = std::any_of(cmp.cases.begin(), cmp.cases.end(), [](const CaseComparison& c) { return c.result.between_runs; });
+  std::map<Verdict, int> counts;
+  for (const auto& c : cmp.cases) {
+    const auto& r = c.result;
+    ++counts[r.verdict];
+    t.push_back({c.model, c.device, std::to_string(c.batch_size), r.n_a ? format_seconds_short(r.median_a) : "-",
+                 r.n_b ? format_seconds_short(r.median_b) : "-", r.ratio > 0 ? format_ratio_ci(r.ratio, r.ci_low, r.ci_high, 3) : "-",
+                 fmt::format("{:.2g}", r.p), verdict_name(r.verdict), r.reason});
+  }
+  out += cmp.cases.empty() ? std::string("No case in common.\n") : render_table(t, 3);
+  for (const auto& s : cmp.only_in_a) out += "only in A, or failed: " + s + "\n";
+  for (const auto& s : cmp.only_in_b) out += "only in B: " + s + "\n";
+  out += fmt::format("\n{} SLOWER, {} FASTER, {} SAME, {} UNCERTAIN. Verdict: Mann-Whitney U at alpha {:g}, minimum effect "
+                     "{:g}%, SAME needs the interval within +-{:g}% when not significant. Two runs show a difference between "
+                     "them, not yet a lasting change: `accelbench history` calls a change from 4 runs of a case.{}\n",
+                     counts[Verdict::Slower], counts[Verdict::Faster], counts[Verdict::Same], counts[Verdict::Uncertain],
+                     co.alpha, 100 * co.min_effect, 100 * co.equivalence_margin,
+                     between ? " Where both runs carry their run-to-run spread (the why column says so), the verdict "
+                               "and the interval are judged against it (a t test on the two runs' log medians), not "
+                               "against the samples: a change within run-to-run noise is SAME or UNCERTAIN."
+                             : "");
   return out;
 }
 

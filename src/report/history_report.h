@@ -1,6 +1,7 @@
 #pragma once
-// The `history` command's report of each case over time: its median step time run by run with the
-// CI, the changes found (a step detector, not a pairwise guess), and the medians by PyTorch version.
+// The `history` command's report of each case over time: its median step time run by run with its
+// interval, the changes found (a step detector, not a pairwise guess), and the medians by PyTorch
+// version; and the `compare` command's report of two runs.
 #include <string>
 #include <vector>
 
@@ -14,5 +15,16 @@ namespace accelbench {
 inline constexpr std::size_t kMinRunsForChange = 4;
 
 std::string render_case_history(const std::vector<CaseHistoryPoint>& points, const ChangeOptions& options);
+
+// The interval column of a case's stored runs: named "this run 95%" or "next run 95%" when every run
+// stored the same kind, else "95% interval" with each next run's range marked "(next run)"; each
+// interval relative to its median ("-12/+15%", core/durations.h format_relative_interval).
+std::string history_interval_name(const std::vector<const CaseHistoryPoint*>& points);
+std::string history_interval_text(const CaseHistoryPoint& point, const std::vector<const CaseHistoryPoint*>& points);
+
+// The `compare` command's report of run B against run A: the interval's level said once, then per
+// case the medians, B/A with its interval ("1.004x [0.998, 1.010]", core/durations.h format_ratio_ci),
+// p and the verdict; the cases in one run only; the counts and how the verdict is reached.
+std::string render_comparison(const RunComparison& cmp, const CompareOptions& options);
 
 }  // namespace accelbench

@@ -13,6 +13,7 @@
 #include "core/durations.h"
 #include "core/sweep_records.h"
 #include "report/article_reference.h"
+#include "report/history_report.h"
 #include "report/reports.h"
 #include "report/svg_chart.h"
 
@@ -43,8 +44,6 @@ std::string absent_item(const std::string& key, const std::string& caption, cons
   return fmt::format("<li data-absent=\"{}\"><strong>{}</strong>: {}</li>\n", key, xml_escape(caption), xml_escape(why));
 }
 
-std::string ratio_text(const RatioEstimate& r) { return fmt::format("{:.3g}x", r.ratio); }
-
 // Each accelerator case's speed-up over the CPU's fastest measured precision, where that is another
 // precision (a table of its own: the summary has one row per model, whatever its precision).
 std::string over_fastest_cpu_table(const RunResult& run, bool published) {
@@ -57,13 +56,13 @@ std::string over_fastest_cpu_table(const RunResult& run, bool published) {
 // A precision sweep's speed-up per precision (bars with their CI, 1x marked) and its parity table.
 std::string precision_figure(const PrecisionSweep& sw) {
   BarChartSpec spec{"chart-precision", "Speed-up over float32 per precision", "x (float32 step / this step)", {}, false, 1.0};
-  Rows t{{"precision", "speed-up", "95% CI", "loss vs float32", "parity"}};
+  Rows t{{"precision", fmt::format("speed-up [{}]", interval_name(false)), "loss vs float32", "parity"}};
   for (const auto& p : sw.points) {
     if (!p.speedup) continue;
     const auto& sp = *p.speedup;
-    spec.items.push_back(BarItem{p.precision, sw.device, sp.ratio, sp.low, sp.high, false});
+    spec.items.push_back(BarItem{p.precision, sw.device, sp.ratio, sp.low, sp.high, false, {}});
     const bool has = p.parity && p.parity->error.empty() && p.parity->steps > 0;
-    t.push_back({p.precision, ratio_text(sp), format_interval(sp.low, sp.high), has ? fmt::format("{:.2g}%", 100 * p.parity->loss_rel_diff) : "-",
+    t.push_back({p.precision, format_ratio_ci(sp), has ? fmt::format("{:.2g}%", 100 * p.parity->loss_rel_diff) : "-",
                  p.parity_ok ? (*p.parity_ok ? "ok" : "drifts") : "-"});
   }
   if (spec.items.empty()) return "";
@@ -73,8 +72,8 @@ std::string precision_figure(const PrecisionSweep& sw) {
 // A crossover sweep's speed-up against its axis, with the CI's bounds and the break-even line.
 std::string crossover_figure(const CrossoverSweep& sw) {
   LineChartSpec spec{"chart-crossover", "Speed-up of the accelerator over the CPU", sw.axis, "x (CPU step / accelerator step)", {}, true};
-  LineSeries ratio{"speed-up", {}}, low{"95% CI low", {}}, high{"95% CI high", {}}, even{"break-even (1x)", {}};
-  Rows t{{sw.axis, "speed-up", "95% CI"}};
+  LineSeries ratio{"speed-up", {}}, low{interval_name(false) + " low", {}}, high{interval_name(false) + " high", {}}, even{"break-even (1x)", {}};
+  Rows t{{sw.axis, fmt::format("speed-up [{}]", interval_name(false))}};
   for (const auto& p : sw.points) {
     const double x = static_cast<double>(p.x);
     even.points.emplace_back(x, 1.0);
@@ -82,7 +81,7 @@ std::string crossover_figure(const CrossoverSweep& sw) {
     ratio.points.emplace_back(x, p.speedup->ratio);
     low.points.emplace_back(x, p.speedup->low);
     high.points.emplace_back(x, p.speedup->high);
-    t.push_back({std::to_string(p.x), ratio_text(*p.speedup), format_interval(p.speedup->low, p.speedup->high)});
+    t.push_back({std::to_string(p.x), format_ratio_ci(*p.speedup)});
   }
   if (ratio.points.size() < 2) return "";
   spec.series = {ratio, low, high, even};
@@ -153,11 +152,9 @@ constexpr const char* kScript = R"js(
 })();
 )js";
 
-std::string ms(double s) { return fmt::format("{:.3g}", s * 1e3); }
-
 // One chart per case of the run that the history holds at least twice (same workload, device,
-// precision and batch): its median step time in each stored run, with the run's 95% interval, on a
-// linear axis in ms, as the case tables print it.
+// precision and batch): its median step time in each stored run, with the interval the run stored,
+// on a linear axis in ms; the table writes them as the case tables do.
 std::string history_figures(const ReportSource& src) {
   std::string out;
   int index = 0;
@@ -169,13 +166,15 @@ std::string history_figures(const ReportSource& src) {
         points.push_back(&p);
     if (points.size() < 2) continue;
     const std::string label = fmt::format("{} on {} ({}, batch {})", model_label(c.spec), c.spec.device, c.spec.dtype, c.spec.batch_size);
-    BarChartSpec spec{fmt::format("chart-history-{}", index), "Median step time per stored run (95% CI): " + label,
+    BarChartSpec spec{fmt::format("chart-history-{}", index), fmt::format("Median step time per stored run ({}): {}", history_interval_name(points), label),
                       "ms per step", {}, false, std::nullopt, "{:.3g}"};
-    Rows t{{"run", "when (UTC)", "torch", "median (ms)", "95% CI (ms)", "n"}};
+    Rows t{{"run", "when (UTC)", "torch", "median step", history_interval_name(points), "n"}};
     for (const auto* p : points) {
       const std::string run = fmt::format("run {}", p->run_id);
-      spec.items.push_back(BarItem{run, c.spec.device, p->median * 1e3, p->ci_low * 1e3, p->ci_high * 1e3, false});
-      t.push_back({run, p->timestamp_utc, p->torch_version, ms(p->median), fmt::format("{} - {}", ms(p->ci_low), ms(p->ci_high)),
+      spec.items.push_back(BarItem{run, c.spec.device, p->median * 1e3, p->ci_low * 1e3, p->ci_high * 1e3, false,
+                                   format_seconds_short(p->median)});
+      t.push_back({run, p->timestamp_utc, p->torch_version, format_seconds_short(p->median),
+                   history_interval_text(*p, points),
                    std::to_string(p->n)});
     }
     out += figure(fmt::format("history-{}", index++), "History: " + label, render_bar_chart(spec), t);
@@ -216,7 +215,7 @@ std::string html_summary_section(const RunResult& run, const std::vector<std::st
   Rows t{{"model"}};
   for (const auto& d : devices) t[0].push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
   for (const auto& d : devices)
-    if (d != "cpu") t[0].push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
+    if (d != "cpu") t[0].push_back(fmt::format("speed-up {}{}", d, published ? "" : " [" + speedup_interval_name(run.speedups) + "]"));
   for (const auto& r : report_rows(run)) {
     std::vector<std::string> row{r.label};
     for (const auto& d : devices) {
@@ -256,10 +255,13 @@ void use_log_scale_for_far_ratios(BarChartSpec& spec) {
   }
 }
 
-// 1. Speed-up per workload and device, CI whiskers, the article's figure beside.
+// 1. Speed-up per workload and device, with its interval's whiskers (the article's published figures
+// are in their own section, never beside the user's; a published run's chart is the article's alone).
 void add_speedup_chart(HtmlCharts& out, const RunResult& run, const std::vector<std::string>& models, bool published) {
-  BarChartSpec spec{"chart-speedup", "Speed-up over the CPU (median ratio, 95% CI)", "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
-  Rows t{{"workload", "device", "batch", "speed-up", "95% CI", "article (M2)"}};
+  const auto which = speedup_interval_name(run.speedups);
+  BarChartSpec spec{"chart-speedup", published ? "Published speed-up over the CPU" : fmt::format("Speed-up over the CPU (median ratio, {})", which),
+                    "speed-up (x)", {}, false, 1.0, "{:.2f}x"};
+  Rows t{{"workload", "device", "batch", published ? "speed-up (published)" : fmt::format("speed-up [{}]", which)}};
   // Several precisions or batch sizes of one model on one device: each bar names its own.
   std::map<std::tuple<std::string, std::string, std::string>, int> per_batch;
   bool several_dtypes = false;
@@ -273,31 +275,26 @@ void add_speedup_chart(HtmlCharts& out, const RunResult& run, const std::vector<
       std::string series = several_dtypes ? fmt::format("{} {}", s.device, s.dtype) : s.device;
       if (per_batch[{s.label(), s.device, s.dtype}] > 1) series += fmt::format(" b{}", s.batch_size);
       if (published) series = "article M2 (published)";
-      spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published});
-      const double a = s.dtype == "float32" ? article_speedup(m) : 0;  // the article measured float32
+      spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published, {}});
       t.push_back({m, several_dtypes ? fmt::format("{} {}", s.device, s.dtype) : s.device,
-                   s.batch_size ? std::to_string(s.batch_size) : "-", fmt::format("{:.2f}x", s.ratio),
-                   published ? "published: none" : format_interval(s.ci_low, s.ci_high),
-                   a > 0 ? fmt::format("{:.2f}x", a) : "-"});
+                   s.batch_size ? std::to_string(s.batch_size) : "-",
+                   published ? fmt::format("{:.2f}x", s.ratio) : format_ratio_ci(s.ratio, s.ci_low, s.ci_high)});
     }
-    const double a = article_speedup(m);
-    if (!published && a > 0 && find_if(run.speedups.begin(), run.speedups.end(), [&](const Speedup& s) { return s.label() == m; }) != run.speedups.end())
-      spec.items.push_back(BarItem{m, "article M2 (published)", a, a, a, true});
   }
   use_log_scale_for_far_ratios(spec);
   if (run.speedups.empty())
     out.absent += absent_item("speedup", "Speed-up per workload and device",
                               "No speed-up in this run: no accelerator case had a CPU case to compare with.");
   else
-    out.figures += figure("speedup", "Speed-up per workload and device (hatched: the article's published M2 figure)",
+    out.figures += figure("speedup", published ? "The article's published speed-up per workload (hatched)" : "Speed-up per workload and device",
                           render_bar_chart(spec), t);
 }
 
 // 2. Step time per device.
 void add_step_time_chart(HtmlCharts& out, const RunResult& run, const std::vector<std::string>& devices, bool published) {
-  BarChartSpec spec{"chart-step-time", published ? "Published time per device" : "Median step time per device (95% CI)",
+  BarChartSpec spec{"chart-step-time", published ? "Published time per device" : fmt::format("Median step time per device ({})", case_interval_name(run)),
                     published ? "seconds (log scale)" : "ms per step (log scale)", {}, true, std::nullopt, "{:.3g}"};
-  Rows t{{"workload", "device", "batch", published ? "time" : "median (ms)", "95% CI (ms)", "n"}};
+  Rows t{{"workload", "device", "batch", published ? "time" : "median step", published ? "interval" : case_interval_name(run), "n"}};
   std::map<std::pair<std::string, std::string>, std::set<std::int64_t>> batches;
   for (const auto& c : run.cases) batches[{model_label(c.spec), c.spec.device}].insert(c.spec.batch_size);
   std::vector<const CaseResult*> ordered;  // CPU first, then the devices in order of appearance
@@ -310,11 +307,11 @@ void add_step_time_chart(HtmlCharts& out, const RunResult& run, const std::vecto
     const double scale = published ? 1.0 : 1e3;
     const bool several = batches[{model_label(c.spec), c.spec.device}].size() > 1;
     const std::string series = c.spec.device + (several && !published ? fmt::format(" b{}", c.spec.batch_size) : "");
+    const auto text = published ? fmt::format("{:g} {}", c.stats.median, c.epoch_unit) : format_seconds_short(c.stats.median);
     spec.items.push_back(BarItem{model_label(c.spec), series, c.stats.median * scale, c.stats.ci_low * scale,
-                                 c.stats.ci_high * scale, published});
-    t.push_back({model_label(c.spec), c.spec.device, std::to_string(c.spec.batch_size),
-                 published ? fmt::format("{:g} {}", c.stats.median, c.epoch_unit) : ms(c.stats.median),
-                 published ? "-" : fmt::format("{} - {}", ms(c.stats.ci_low), ms(c.stats.ci_high)), std::to_string(c.stats.n)});
+                                 c.stats.ci_high * scale, published, text});
+    t.push_back({model_label(c.spec), c.spec.device, std::to_string(c.spec.batch_size), text,
+                 published ? "-" : case_interval_text(c), std::to_string(c.stats.n)});
   }
   if (spec.items.empty()) out.absent += absent_item("step-time", "Step time per device", "No successful case in this run.");
   else out.figures += figure("step-time", published ? "Time per device" : "Step time per device", render_bar_chart(spec), t);
@@ -330,7 +327,7 @@ void add_utilisation_chart(HtmlCharts& out, const RunResult& run) {
     if (!c.ok() || !c.ceiling_share) continue;
     const double pct = 100 * *c.ceiling_share;
     const auto group = c.spec.dtype == "float32" ? model_label(c.spec) : model_label(c.spec) + " " + c.spec.dtype;
-    spec.items.push_back(BarItem{group, c.spec.device, pct, pct, pct, false});
+    spec.items.push_back(BarItem{group, c.spec.device, pct, pct, pct, false, {}});
     t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, fmt::format("{:.2f}", c.achieved_flops_per_s / 1e12),
                  fmt::format("{:.1f}%", pct),
                  c.device_busy_fraction ? fmt::format("{:.0f}%", 100 * *c.device_busy_fraction) : std::string("-"),
@@ -465,38 +462,28 @@ std::string html_case_notes(const CaseResult& c) {
 
 // Every case: its figures, or why it failed.
 std::string html_cases_section(const RunResult& run) {
-  Rows t{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI", "+-", "n", "samples/s", "peak memory", "notes"}};
+  Rows t{{"model", "device", "dtype", "batch", "threads", "median step", case_interval_name(run), "n", "samples/s", "peak memory", "notes"}};
   for (const auto& c : run.cases) {
     if (!c.ok()) {
       t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
-                   "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
+                   "-", "-", "-", "-", "-", "FAILED: " + c.error});
       continue;
     }
     t.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), std::to_string(c.spec.threads),
                  format_seconds_short(c.stats.median),
-                 // One sample has no interval: "-", as the terminal table
-                 !has_interval(c) ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
-                 !has_interval(c) ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
+                 case_interval_text(c), std::to_string(c.stats.n),
                  format_count(c.samples_per_s), peak_memory_text(c), html_case_notes(c)});
   }
   add_implementation_column(t, run);
   return "<h2>Cases</h2>\n" + html_table(t, "cases");
 }
 
-// The article's figures, each beside this run's speed-ups of the same workload.
-std::string html_article_section(const RunResult& run, bool published) {
-  const bool yours_column = !published && !run.speedups.empty();  // no column of dashes for a run of one device
+// The article's published figures, in their own section: no figure of this run beside them.
+std::string html_article_section() {
   Rows t{{"case", "CPU", "MPS", "speed-up (article)"}};
-  if (yours_column) t[0].push_back("speed-up (this run)");
-  for (const auto& f : article_figures()) {
-    std::vector<std::string> parts;
-    if (!published)
-      for (const auto& s : run.speedups)
-        if (s.workload == f.workload) parts.push_back(fmt::format("{:.2f}x [{:.2f}, {:.2f}] on {}", s.ratio, s.ci_low, s.ci_high, s.device));
+  for (const auto& f : article_figures())
     t.push_back({fmt::format("{} (section {})", f.label, f.section), fmt::format("{:g} {}", f.cpu, f.unit),
                  fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup)});
-    if (yours_column) t.back().push_back(parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, "; ")));
-  }
   return "<h2>The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)</h2>\n" + html_table(t, "article");
 }
 
@@ -525,7 +512,7 @@ std::string render_html_report(const ReportSource& src) {
   body += html_summary_section(run, devices, published);
   body += html_charts_section(src, devices, models, published);
   if (!published) body += html_cases_section(run);
-  body += html_article_section(run, published);
+  body += html_article_section();
   body += fmt::format("<footer>Generated by accelbench {} from {}. Self-contained: no network access, no external script.</footer>\n",
                       xml_escape(run.context.accelbench_version), xml_escape(src.name));
   return html_page(title, body);

@@ -92,7 +92,7 @@ std::string md_summary_section(const RunResult& run, bool published) {
   std::vector<std::string> header{"model"};
   for (const auto& d : devices) header.push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
   for (const auto& d : devices)
-    if (d != "cpu") header.push_back(fmt::format("speed-up {}{}", d, published ? "" : " [95% CI]"));
+    if (d != "cpu") header.push_back(fmt::format("speed-up {}{}", d, published ? "" : " [" + speedup_interval_name(run.speedups) + "]"));
   t1.push_back(header);
   for (const auto& r : report_rows(run)) {
     std::vector<std::string> row{r.label};
@@ -114,19 +114,19 @@ std::string md_summary_section(const RunResult& run, bool published) {
   if (!published)
     out += fmt::format("\ns/epoch = median step time x steps per epoch (an estimate).{} The article's published "
                        "figures are in their own section below.\n",
-                       run.speedups.empty() ? "" : " Speed-up = CPU median / device median, with its 95% interval.");
+                       run.speedups.empty() ? "" : " Speed-up = CPU median / device median, with its 95% interval in brackets.");
   out += "\n";
   return out + over_fastest_cpu_table(run, published);
 }
 
 // Table 2: one line per case.
 std::string md_cases_section(const RunResult& run) {
-  std::vector<std::vector<std::string>> t2{{"model", "device", "dtype", "batch", "threads", "median step", "95% CI",
-                                            "+-", "n", "samples/s", "peak memory", "notes"}};
+  std::vector<std::vector<std::string>> t2{{"model", "device", "dtype", "batch", "threads", "median step",
+                                            case_interval_name(run), "n", "samples/s", "peak memory", "notes"}};
   for (const auto& c : run.cases) {
     if (!c.ok()) {
       t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
-                    std::to_string(c.spec.threads), "-", "-", "-", "-", "-", "-", "FAILED: " + c.error});
+                    std::to_string(c.spec.threads), "-", "-", "-", "-", "-", "FAILED: " + c.error});
       continue;
     }
     std::vector<std::string> notes;
@@ -137,32 +137,19 @@ std::string md_cases_section(const RunResult& run) {
     if (!c.numerics.empty()) notes.push_back(c.numerics);
     t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size),
                   std::to_string(c.spec.threads), format_seconds_short(c.stats.median),
-                  // One sample has no interval: "-", as the terminal table
-                  !has_interval(c) ? std::string("-") : fmt::format("{} - {}", format_seconds_short(c.stats.ci_low), format_seconds_short(c.stats.ci_high)),
-                  !has_interval(c) ? std::string("-") : fmt::format("{:.1f}%", 100 * c.stats.ci_half_width_relative()), std::to_string(c.stats.n),
+                  case_interval_text(c), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), peak_memory_text(c), fmt::format("{}", fmt::join(notes, "; "))});
   }
   add_implementation_column(t2, run);
   return "## Cases\n\n" + md_table(t2, has_implementation_column(run) ? 4 : 3) + "\n";
 }
 
-// Table 3: the article's figures, with the user's speed-up where the workload matches.
-std::string md_article_section(const RunResult& run, bool published) {
-  const bool yours_column = !published && !run.speedups.empty();  // no column of dashes for a run of one device
+// Table 3: the article's published figures, in their own section: no figure of this run beside them.
+std::string md_article_section() {
   std::vector<std::vector<std::string>> t3{{"case", "CPU", "MPS", "speed-up (article)"}};
-  if (yours_column) t3[0].push_back("speed-up (this run)");
-  for (const auto& f : article_figures()) {
-    std::string yours = "-";
-    if (!published) {
-      std::vector<std::string> parts;
-      for (const auto& s : run.speedups)
-        if (s.workload == f.workload) parts.push_back(fmt::format("{} on {}", speedup_text(s, false), s.device));
-      if (!parts.empty()) yours = fmt::format("{}", fmt::join(parts, "; "));
-    }
+  for (const auto& f : article_figures())
     t3.push_back({fmt::format("{} (section {})", f.label, f.section), fmt::format("{:g} {}", f.cpu, f.unit),
                   fmt::format("{:g} {}", f.mps, f.unit), fmt::format("{:.2f}x", f.speedup)});
-    if (yours_column) t3.back().push_back(yours);
-  }
   return "## The article's figures (MacBook Pro M2, PyTorch 2.5.1; published, not measured)\n\n" + md_table(t3);
 }
 }  // namespace
@@ -172,7 +159,7 @@ std::string render_markdown_report(const ReportSource& src) {
   std::string out = md_context_section(src, published);
   out += md_summary_section(src.run, published);
   if (!published) out += md_cases_section(src.run);
-  out += md_article_section(src.run, published);
+  out += md_article_section();
   return out;
 }
 

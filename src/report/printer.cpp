@@ -114,8 +114,8 @@ void TerminalPrinter::draw_progress(const ShownProgress& p) {
   const auto& e = p.event;
   std::string detail = e.stage;
   if (e.stage == "measure")
-    detail = fmt::format("{} samples, +-{:.1f}%", e.samples,
-                         std::isfinite(e.relative_half_width) ? 100 * e.relative_half_width : 99.9);
+    detail = fmt::format("{} samples, {}", e.samples,
+                         format_relative_half_width(std::isfinite(e.relative_half_width) ? e.relative_half_width : 0.999));
   else if (e.stage == "warm-up")
     detail = fmt::format("warm-up step {}", e.samples);
   // A clock, not a duration: whole seconds ("0:07", "12:40"); "finishing" once no time is left.

@@ -124,7 +124,7 @@ std::string over_fastest_cpu_text(const Speedup& s) {
 std::vector<std::vector<std::string>> over_fastest_cpu_rows(const RunResult& run, bool published) {
   if (run.speedups_over_fastest_cpu.empty()) return {};
   std::vector<std::vector<std::string>> t{
-      {"model", "dtype", "device", "batch", fmt::format("speed-up over the CPU's fastest{}", published ? "" : " [95% CI]")}};
+      {"model", "dtype", "device", "batch", fmt::format("speed-up over the CPU's fastest{}", published ? "" : " [" + speedup_interval_name(run.speedups_over_fastest_cpu) + "]")}};
   for (const auto& s : run.speedups_over_fastest_cpu)
     t.push_back({s.label(), s.dtype, s.device, std::to_string(s.batch_size),
                  published ? fmt::format("{:.2f}x (cpu {})", s.ratio, s.baseline_dtype) : over_fastest_cpu_text(s)});
@@ -133,19 +133,32 @@ std::vector<std::vector<std::string>> over_fastest_cpu_rows(const RunResult& run
 
 std::string speedup_interval_name(const std::vector<Speedup>& speedups) {
   const bool next = std::any_of(speedups.begin(), speedups.end(), [](const Speedup& s) { return s.widened_by_history; });
-  return next ? "next run 95%" : "95% CI";
+  return interval_name(next);
+}
+
+std::string case_interval_text(const CaseResult& c) {
+  if (!has_interval(c)) return "-";
+  return format_relative_interval(c.stats.median, c.stats.ci_low, c.stats.ci_high);
+}
+
+std::string case_interval_name(const RunResult& run) {
+  return interval_name(std::any_of(run.cases.begin(), run.cases.end(),
+                                   [](const CaseResult& c) { return c.run_to_run && c.run_to_run->widened; }));
 }
 
 std::string speedup_words(const Speedup& s) {
   const auto name = s.dtype == "float32" ? s.label() : s.label() + " " + s.dtype;
-  const auto range = fmt::format("{}, {:.2f}x to {:.2f}x", s.widened_by_history ? "next run" : "95% CI", s.ci_low, s.ci_high);
+  const auto which = interval_name(s.widened_by_history);
   if (!(s.ratio > 0) || !(s.ci_low > 0)) return fmt::format("{}: no interval", name);
-  if (s.ci_low > 1) return fmt::format("{}: {} is faster than the {} by {:.2f}x ({})", name, s.device, s.baseline_device, s.ratio, range);
+  if (s.ci_low > 1)
+    return fmt::format("{}: {} is faster than the {} by {} ({})", name, s.device, s.baseline_device,
+                       format_ratio_ci(s.ratio, s.ci_low, s.ci_high), which);
   if (s.ci_high < 1)
-    return fmt::format("{}: the {} is faster than {} by {:.2f}x ({})", name, s.baseline_device, s.device, 1 / s.ratio, range);
-  return fmt::format("{}: this run cannot tell whether {} or the {} is faster ({}); more rounds (--rounds), more stored runs "
-                     "of this host, --graphs (CUDA) or a larger --batch-size would narrow it",
-                     name, s.device, s.baseline_device, range);
+    return fmt::format("{}: the {} is faster than {} by {} ({})", name, s.baseline_device, s.device,
+                       format_ratio_ci(1 / s.ratio, 1 / s.ci_high, 1 / s.ci_low), which);
+  return fmt::format("{}: this run cannot tell whether {} or the {} is faster ({}, {}); more rounds (--rounds), more "
+                     "stored runs of this host, --graphs (CUDA) or a larger --batch-size would narrow it",
+                     name, s.device, s.baseline_device, format_ratio_ci(s.ratio, s.ci_low, s.ci_high), which);
 }
 
 std::string run_to_run_label(const RunToRun& r) {

@@ -62,7 +62,7 @@ const Speedup* find_row_speedup(const std::vector<Speedup>& list, const std::str
 // The case's speed-up over the CPU's fastest measured precision (run.speedups_over_fastest_cpu: the
 // same model, device, dtype and batch), nullptr where it has none (the CPU's fastest is its own).
 const Speedup* find_speedup_over_fastest_cpu(const RunResult& run, const CaseSpec& spec);
-// "10.00x [9.99, 10.01] (cpu float32)": the speed-up with its 95% CI, then the CPU precision it is over.
+// "10.00x [9.99, 10.01] (cpu float32)": the speed-up with its 95% interval, then the CPU precision it is over.
 std::string over_fastest_cpu_text(const Speedup& s);
 // The table of each accelerator case's speed-up over the CPU's fastest precision (Markdown, HTML):
 // a header row, then one row per speed-up; empty when the run has none.
@@ -76,8 +76,13 @@ inline constexpr const char* kOverFastestCpuNote =
 // "CI: next run, from history (3 cases)".
 std::string run_to_run_label(const RunToRun& r);
 // What a speed-up column's interval is: "next run 95%" where the run-to-run spread set the
-// intervals (Speedup::widened_by_history), else "95% CI".
+// intervals (Speedup::widened_by_history), else "this run 95%" (core/durations.h interval_name).
 std::string speedup_interval_name(const std::vector<Speedup>& speedups);
+// A case's step-time interval as every case table writes it: "-12/+15%" around the median
+// (format_relative_interval), "-" with one sample. case_interval_name: the column's name, "next run
+// 95%" where the run-to-run spread widened a case's interval, else "this run 95%".
+std::string case_interval_text(const CaseResult& c);
+std::string case_interval_name(const RunResult& run);
 // One sentence a user can act on: which device is faster and by how much where the interval
 // excludes 1; where it does not, that this run cannot tell, and what would.
 std::string speedup_words(const Speedup& s);

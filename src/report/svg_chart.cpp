@@ -158,7 +158,7 @@ std::string bar_with_whisker(const BarItem& item, double x, double bar_w, const 
       "height=\"{:.1f}\" fill=\"{}\" stroke=\"#333\" stroke-width=\"0.5\"><title>{} {}: {}</title></rect>\n",
       cls, xml_escape(item.group), xml_escape(item.series), item.value, x + 1, std::min(top, base_px), bar_w - 2,
       std::fabs(base_px - top), fill, xml_escape(item.group), xml_escape(item.series),
-      fmt::format(fmt::runtime(value_format), item.value));
+      item.text.empty() ? fmt::format(fmt::runtime(value_format), item.value) : xml_escape(item.text));
   if (!item.reference && item.high > item.low && item.low > 0) {
     const double cx = x + bar_w / 2, y0 = y.map(item.low), y1 = y.map(item.high);
     out += fmt::format(

@@ -16,6 +16,7 @@ struct BarItem {
   double value = 0;
   double low = 0, high = 0;  // whisker; equal to value (or 0) for none
   bool reference = false;    // a published figure: drawn hatched, no whisker
+  std::string text;          // the value as the tables write it ("17.19 s"); empty: BarChartSpec::value_format
 };
 
 struct BarChartSpec {

@@ -20,9 +20,16 @@ using Rows = std::vector<std::vector<std::string>>;
 std::string throughput_with_ci(const CaseResult& c) {
   if (!c.ok() || c.stats.median <= 0) return "-";
   const double b = static_cast<double>(c.spec.batch_size);
-  const double lo = c.stats.ci_high > 0 ? b / c.stats.ci_high : 0, hi = c.stats.ci_low > 0 ? b / c.stats.ci_low : 0;
-  return fmt::format("{} [{}, {}]{}", format_count(c.samples_per_s), format_count(lo), format_count(hi), c.noisy ? "~" : "");
+  if (!has_interval(c) || !(c.stats.ci_low > 0)) return format_count(c.samples_per_s) + (c.noisy ? "~" : "");
+  const double lo = b / c.stats.ci_high, hi = b / c.stats.ci_low;
+  return fmt::format("{} {}{}", format_count(c.samples_per_s), format_relative_interval(c.samples_per_s, lo, hi), c.noisy ? "~" : "");
 }
+
+namespace {
+// The columns' names say which interval they hold (core/durations.h interval_name).
+std::string throughput_header(const RunResult& run) { return fmt::format("samples/s ({})", case_interval_name(run)); }
+std::string ratio_header(const std::string& name) { return fmt::format("{} [{}]", name, interval_name(false)); }
+}  // namespace
 
 std::string status_cell(const CaseResult& c) {
   std::string status = c.ok() ? "ok" : c.error;
@@ -89,7 +96,7 @@ std::string render_batch_sweep(const RunResult& run, const BatchSweep& s) {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return run.cases[a].spec.batch_size < run.cases[b].spec.batch_size; });
-  Rows t{{"batch", "samples/s [95% CI]", "median step", "peak memory", "status"}};
+  Rows t{{"batch", throughput_header(run), "median step", "peak memory", "status"}};
   for (auto i : order) {
     const auto& c = run.cases[i];
     std::string status = status_cell(c);
@@ -133,7 +140,7 @@ std::string render_precision_sweep(const RunResult& run, const PrecisionSweep& s
       run, fmt::format("precision sweep: {} on {}, batch {}; speed-up over float32 and parity after {} identical steps "
                        "(dropout off)",
                        sweep_model_label(s), s.device, s.batch, s.parity_steps));
-  Rows t{{"precision", "median step", "samples/s [95% CI]", "speed-up [95% CI]", "loss vs float32", "grad norm vs float32",
+  Rows t{{"precision", "median step", throughput_header(run), ratio_header("speed-up"), "loss vs float32", "grad norm vs float32",
           "peak memory", "status"}};
   for (const auto& p : s.points) {
     std::vector<std::string> row{p.precision};
@@ -179,8 +186,8 @@ std::string render_setting_sweep(const RunResult& run, const SettingSweep& s) {
       run, threads ? fmt::format("threads sweep: {} on the CPU ({}), batch {}", sweep_model_label(s), s.dtype, s.batch)
                    : fmt::format("workers sweep: {} on {} ({}), batch {}", sweep_model_label(s), s.device, s.dtype, s.batch));
   Rows t;
-  if (threads) t.push_back({"threads", "samples/s [95% CI]", "median step", "speed-up over 1 [95% CI]", "efficiency", "status"});
-  else t.push_back({"workers", "samples/s [95% CI]", "median step", "data wait", "status"});
+  if (threads) t.push_back({"threads", throughput_header(run), "median step", ratio_header("speed-up over 1"), "efficiency", "status"});
+  else t.push_back({"workers", throughput_header(run), "median step", "data wait", "status"});
   for (std::size_t i = 0; i < run.cases.size() && i < s.points.size(); ++i) {
     const auto& c = run.cases[i];
     const auto& p = s.points[i];
@@ -209,7 +216,7 @@ std::string render_crossover_sweep(const RunResult& run, const CrossoverSweep& s
       run, fmt::format("crossover: {} on {} against the CPU ({}), over {}{}", s.model, s.device, s.dtype,
                        s.axis == "batch" ? "batch sizes" : "hidden widths",
                        s.axis == "width" ? fmt::format(" at batch {}", s.batch.value_or(0)) : std::string()));
-  Rows t{{s.axis, fmt::format("{} samples/s [95% CI]", s.device), "cpu samples/s [95% CI]", "speed-up [95% CI]", "status"}};
+  Rows t{{s.axis, s.device + " " + throughput_header(run), "cpu " + throughput_header(run), ratio_header("speed-up"), "status"}};
   for (const auto& p : s.points) {
     if (p.device_case_index >= run.cases.size() || p.cpu_case_index >= run.cases.size()) continue;
     const auto& d = run.cases[p.device_case_index];

@@ -12,7 +12,7 @@
 namespace accelbench {
 
 // Table cells and per-point lines (the peak memory: core/case_figures.h peak_memory_text).
-std::string throughput_with_ci(const CaseResult& c);  // "1.2k [1.1k, 1.3k]" samples/s, "~" when noisy; "-"
+std::string throughput_with_ci(const CaseResult& c);  // "1.2k -4/+5%" samples/s, "~" when noisy; "-"
 std::string status_cell(const CaseResult& c);         // "ok", "OOM at 512", the error (shortened)
 
 // The header lines of a sweep's report: version, torch, CPU, then `title`.

@@ -19,18 +19,6 @@
 namespace accelbench {
 
 namespace {
-// The 95% CI column: +-X% for a near-symmetric interval; -a%/+b% once it is wide (a run-to-run
-// spread in log space is far from symmetric: x/2 to x*2 is -50%/+100%, not +-75%).
-// The interval shown is the case's stats (the run-to-run widening included), not
-// relative_ci_half_width, which stays the measurement's own precision when a prior widened it.
-std::string ci_cell(const CaseResult& c) {
-  if (!has_interval(c)) return "-";
-  const double half = c.stats.ci_half_width_relative();
-  if (half <= 0.2 || !(c.stats.median > 0)) return fmt::format("+-{:.1f}%", 100 * half);
-  return format_relative_interval(c.stats.median, c.stats.ci_low, c.stats.ci_high);
-}
-
-
 using Rows = std::vector<std::vector<std::string>>;
 
 // A cell as the lines it takes in a column `width` wide (broken at spaces, no indent).
@@ -204,14 +192,15 @@ std::string render_telemetry_section(const RunResult& run, bool one_line_missing
     for (const auto& line : missing) out += "  " + line + "\n";
   }
   if (run.context.settings.value("epochs_given", false)) {
-    std::vector<std::vector<std::string>> t{{"model", "device", "epochs", "predicted time [95% CI]", "predicted energy [95% CI]"}};
+    std::vector<std::vector<std::string>> t{{"model", "device", "epochs", "predicted time (this run 95%)", "predicted energy (this run 95%)"}};
     for (const auto& c : run.cases) {
       if (!c.telemetry || !c.telemetry->prediction) continue;
       const auto& p = *c.telemetry->prediction;
       t.push_back({model_label(c.spec), c.spec.device, std::to_string(p.epochs),
-                   fmt::format("{} [{}, {}]", format_duration(p.time_s), format_duration(p.time_low_s), format_duration(p.time_high_s)),
-                   p.energy_j.value ? fmt::format("{} [{}, {}]", format_joules(*p.energy_j.value), format_joules(p.energy_low_j.value_or(0)),
-                                                  format_joules(p.energy_high_j.value_or(0)))
+                   fmt::format("{} {}", format_duration(p.time_s), format_relative_interval(p.time_s, p.time_low_s, p.time_high_s)),
+                   p.energy_j.value ? fmt::format("{} {}", format_joules(*p.energy_j.value),
+                                                  format_relative_interval(*p.energy_j.value, p.energy_low_j.value_or(0),
+                                                                           p.energy_high_j.value_or(0)))
                                     : std::string("n/a (energy unavailable)")});
     }
     if (t.size() > 1) {
@@ -259,7 +248,7 @@ static std::string render_rounds_section(const RunResult& run) {
   if (!any) return "";
   const bool next_run = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.run_to_run && c.run_to_run->widened; });
   std::string out = next_run ? "\nRounds (each a fresh process; with the history they set the next run's range above):\n"
-                             : "\nRounds (each a fresh process; the 95% CI above comes from them, not from the samples of one):\n";
+                             : "\nRounds (each a fresh process; the 95% interval above comes from them, not from the samples of one):\n";
   for (const auto& c : run.cases) {
     if (c.rounds.size() < 2) continue;
     std::vector<std::string> medians;
@@ -368,11 +357,13 @@ static std::string terminal_case_notes(const CaseResult& c, std::size_t max_item
     notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
   const bool brief = max_items > 0;
   if (c.noisy && brief)
-    notes.push_back(c.relative_ci_half_width > c.ci_target ? fmt::format("noisy +-{:.1f}%", 100 * c.relative_ci_half_width)
-                                                           : fmt::format("noisy: {} sample{}", c.stats.n, c.stats.n == 1 ? "" : "s"));
+    notes.push_back(c.relative_ci_half_width > c.ci_target
+                        ? fmt::format("noisy {} (this run)", format_relative_half_width(c.relative_ci_half_width))
+                        : fmt::format("noisy: {} sample{}", c.stats.n, c.stats.n == 1 ? "" : "s"));
   else if (c.noisy)
     notes.push_back(c.relative_ci_half_width > c.ci_target
-                        ? fmt::format("noisy (+-{:.1f}% > {:.1f}%)", 100 * c.relative_ci_half_width, 100 * c.ci_target)
+                        ? fmt::format("noisy ({} {} > target {:.1f}%)", interval_name(false),
+                                      format_relative_half_width(c.relative_ci_half_width), 100 * c.ci_target)
                         : fmt::format("noisy (only {} sample{} in the time allowed)", c.stats.n, c.stats.n == 1 ? "" : "s"));
   if (c.rounds_disagree) notes.push_back("ROUNDS DISAGREE");
   if (c.drifting) notes.push_back("DRIFTING");
@@ -404,8 +395,9 @@ static std::string terminal_case_notes(const CaseResult& c, std::size_t max_item
 // Table 2: one line per case.
 static std::string render_cases_section(const RunResult& run, std::size_t max_notes) {
   std::vector<std::vector<std::string>> t2;
-  const bool next_run = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.run_to_run && c.run_to_run->widened; });
-  t2.push_back({"model", "device", "dtype", "batch", "median step", next_run ? "next run 95%" : "95% CI", "n", "samples/s", "TFLOP/s", "peak memory",
+  // The interval shown is the case's stats (the run-to-run widening included), not
+  // relative_ci_half_width, which stays the measurement's own precision when a prior widened it.
+  t2.push_back({"model", "device", "dtype", "batch", "median step", case_interval_name(run), "n", "samples/s", "TFLOP/s", "peak memory",
                 "loss before->after", "data", "notes"});
   for (const auto& c : run.cases) {
     if (!c.ok()) {
@@ -414,7 +406,7 @@ static std::string render_cases_section(const RunResult& run, std::size_t max_no
       continue;
     }
     t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
-                  ci_cell(c), std::to_string(c.stats.n),
+                  case_interval_text(c), std::to_string(c.stats.n),
                   format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory_text(c),
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
                   terminal_case_notes(c, max_notes)});
@@ -466,24 +458,22 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
 
 namespace {
 std::string summary_of_speedup(const std::string& name, const Speedup& s) {
-  const auto which = s.widened_by_history ? "next run 95%" : "95% CI";
+  const auto which = interval_name(s.widened_by_history);
   if (!(s.ratio > 0) || !(s.ci_low > 0)) return fmt::format("{}: {} over {}: no interval", name, s.device, s.baseline_device);
   if (s.ci_low > 1)
-    return fmt::format("{}: {} ran {:.2f}x as fast as {} ({}: {:.2f}x to {:.2f}x)", name, s.device, s.ratio, s.baseline_device,
-                       which, s.ci_low, s.ci_high);
+    return fmt::format("{}: {} ran {} as fast as {} ({})", name, s.device, format_ratio_ci(s.ratio, s.ci_low, s.ci_high),
+                       s.baseline_device, which);
   if (s.ci_high < 1)
-    return fmt::format("{}: {} ran {:.2f}x as fast as {} ({}: {:.2f}x to {:.2f}x)", name, s.baseline_device, 1 / s.ratio,
-                       s.device, which, 1 / s.ci_high, 1 / s.ci_low);
-  return fmt::format("{}: this run cannot tell {} from {}: {:.2f}x ({}: {:.2f}x to {:.2f}x)", name, s.device, s.baseline_device,
-                     s.ratio, which, s.ci_low, s.ci_high);
+    return fmt::format("{}: {} ran {} as fast as {} ({})", name, s.baseline_device,
+                       format_ratio_ci(1 / s.ratio, 1 / s.ci_high, 1 / s.ci_low), s.device, which);
+  return fmt::format("{}: this run cannot tell {} from {}: {} ({})", name, s.device, s.baseline_device,
+                     format_ratio_ci(s.ratio, s.ci_low, s.ci_high), which);
 }
 
 std::string summary_of_case(const std::string& name, const CaseResult& c, bool accelerators) {
   if (!c.ok()) return fmt::format("{}: FAILED on {} (the table says why)", name, c.spec.device);
-  const auto which = c.run_to_run && c.run_to_run->widened ? "next run 95%" : "95% CI";
-  const auto interval = has_interval(c) ? fmt::format(" ({}: {} to {})", which, format_seconds_short(c.stats.ci_low),
-                                                      format_seconds_short(c.stats.ci_high))
-                                        : std::string(" (no interval)");
+  const auto which = interval_name(c.run_to_run && c.run_to_run->widened);
+  const auto interval = has_interval(c) ? fmt::format(" ({}, {})", case_interval_text(c), which) : std::string(" (no interval)");
   return fmt::format("{}: {} a step on {}{}; {}", name, format_seconds_short(c.stats.median), c.spec.device, interval,
                      accelerators ? "no speed-up: a device failed" : "CPU only");
 }

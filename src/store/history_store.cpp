@@ -969,7 +969,8 @@ std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f)
       " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.graphs'), 0) ELSE 0 END,"
       " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.device_time.busy_fraction'), -1) ELSE -1 END,"
       " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.impl'), '') ELSE '' END,"
-      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.compile'), '') ELSE '' END"
+      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.compile'), '') ELSE '' END,"
+      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.run_to_run.widened'), 0) ELSE 0 END"
       " FROM cases c JOIN runs r ON r.id = c.run_id"
       " WHERE c.status = 'ok' AND c.n > 0 AND {} ORDER BY r.id, c.ord",
       kCaseFilter);
@@ -984,7 +985,7 @@ std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f)
     p.median = s.f64(11); p.ci_low = s.f64(12); p.ci_high = s.f64(13);
     p.width = s.i64(14); p.checkpoint = s.i64(15) != 0; p.graphs = s.i64(16) != 0;
     p.device_busy_fraction = s.f64(17);
-    p.impl = s.text(18); p.compile = s.text(19);
+    p.impl = s.text(18); p.compile = s.text(19); p.next_run_range = s.i64(20) != 0;
     out.push_back(p);
   }
   return out;

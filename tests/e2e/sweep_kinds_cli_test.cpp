@@ -47,7 +47,7 @@ TEST(SweepKindsCli, PrecisionSweepOnTheCpuWithParity) {
   const auto r = run_cli("sweep precision --model mlp --device cpu --parity-steps 3 --no-save --json " + json + kFast);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("precision sweep: mlp on cpu, batch 64"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("speed-up [95% CI]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("speed-up [this run 95%]"), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["command"], "sweep precision");
   const auto& s = j["sweep"];

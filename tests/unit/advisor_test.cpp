@@ -979,7 +979,7 @@ TEST(AdviceThatHelps, NoMoreTimeForARangeMoreTimeCannotNarrow) {
   EXPECT_FALSE(contains(n->text, "close other programs")) << n->text;
   EXPECT_FALSE(contains(n->text, "give it more time")) << n->text;
   EXPECT_TRUE(contains(n->text, "more time in this run cannot narrow")) << n->text;
-  EXPECT_TRUE(contains(n->text, "from -44% to +80% of this run's median")) << n->text;
+  EXPECT_TRUE(contains(n->text, "next run 95%: within -44/+80% of this run's median")) << n->text;
   // the same words about two cases: one item naming both
   run.cases.push_back(run.cases[0]);
   run.cases[1].spec.workload = "cnn";

@@ -98,7 +98,7 @@ TEST(PeakRecords, ValuesTableAndSummaryInTheirUnits) {
   EXPECT_EQ(rows[0][2], "best");
   EXPECT_EQ(rows[2][2], "793.4 TFLOP/s");    // no best sample kept (an older record): the median
   EXPECT_EQ(rows[2][3], "793.4 TFLOP/s");
-  EXPECT_EQ(rows[2][4], "[-0.4%, +0.3%]");  // the interval relative to the median
+  EXPECT_EQ(rows[2][4], "-0.4/+0.3%");  // the interval relative to the median
   EXPECT_EQ(rows[5][0], "host to device (pageable)");
   EXPECT_EQ(rows[5][2], "not measured");
   EXPECT_EQ(rows[5][4], "no pinned memory here");

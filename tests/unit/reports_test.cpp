@@ -11,9 +11,12 @@
 #include <sstream>
 #include <tuple>
 
-#include "core/errors.h"
+#include "analysis/advisor.h"
+#include "analysis/compare.h"
 #include "core/durations.h"
+#include "core/errors.h"
 #include "report/article_reference.h"
+#include "report/history_report.h"
 #include "report/reports.h"
 #include "report/sweep_tables.h"
 #include "report/terminal_table.h"
@@ -116,15 +119,16 @@ TEST(Reports, MarkdownMirrorsTheArticleTables) {
   ReportSource src{make_run(), {}, "run 1"};
   const auto md = render_markdown_report(src);
   EXPECT_NE(md.find("# accelbench report: run 1"), std::string::npos);
-  EXPECT_NE(md.find("| model | CPU s/epoch | cuda:0 s/epoch | speed-up cuda:0 [95% CI] |\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| model | CPU s/epoch | cuda:0 s/epoch | speed-up cuda:0 [this run 95%] |\n"), std::string::npos) << md;
   EXPECT_NE(md.find("| transformer |"), std::string::npos);
   // the article's figures in their own section only, never in a column beside the user's
   const auto own = md.find("## The article's figures");
   ASSERT_NE(own, std::string::npos) << md;
   EXPECT_EQ(md.find("1.09x"), md.rfind("1.09x")) << md;
   EXPECT_GT(md.find("2.26x |"), own) << md;
-  EXPECT_NE(md.find("| speed-up (article) | speed-up (this run) |"), std::string::npos) << md;
-  // a run of the CPU alone: no column of dashes for speed-ups it has none of
+  EXPECT_NE(md.find("| speed-up (article) |\n"), std::string::npos) << md;
+  EXPECT_EQ(md.find("speed-up (this run)"), std::string::npos) << md;
+  // a run of the CPU alone: no column of speed-ups it has none of
   auto cpu_only = make_run();
   std::erase_if(cpu_only.cases, [](const CaseResult& c) { return c.spec.device != "cpu"; });
   cpu_only.speedups.clear();
@@ -174,7 +178,7 @@ TEST(Reports, HtmlIsSelfContainedWithEveryChartAndItsTable) {
   EXPECT_EQ(count(html, "<figure class=\"chart empty\""), 0u);
   const auto speedup = figure_of(html, "speedup");
   EXPECT_EQ(count(speedup, "<rect class=\"bar\""), 9u);      // 3 workloads x 3 batch sizes on cuda:0
-  EXPECT_EQ(count(speedup, "<rect class=\"ref-bar\""), 3u);  // the article's mlp, cnn, transformer
+  EXPECT_EQ(count(speedup, "<rect class=\"ref-bar\""), 0u);  // the article's figures are in their own section
   EXPECT_EQ(count(speedup, "class=\"whisker\""), 9u);
   EXPECT_EQ(count(speedup, "class=\"baseline\""), 1u);
   EXPECT_NE(speedup.find("<table class=\"chart-data\">"), std::string::npos);
@@ -250,7 +254,8 @@ TEST(Reports, HtmlHistoryChartForEachCaseStoredTwice) {
   EXPECT_NE(f.find("ms per step"), std::string::npos);
   EXPECT_EQ(f.find("log scale"), std::string::npos);
   EXPECT_NE(f.find("<td>run 2</td>"), std::string::npos);
-  EXPECT_NE(f.find("<td>11.5 - 12.5</td>"), std::string::npos) << f;  // run 2: median 12 ms, CI 11.5 - 12.5 ms
+  EXPECT_NE(f.find("<td>12.00 ms</td><td>+-4.2%</td>"), std::string::npos) << f;  // run 2: median 12 ms, 11.5 to 12.5 ms
+  EXPECT_NE(f.find("<th>this run 95%</th>"), std::string::npos) << f;
   EXPECT_EQ(html.find("data-chart=\"history-1\""), std::string::npos);
   EXPECT_EQ(html.find("data-absent=\"history\""), std::string::npos);
 }
@@ -308,8 +313,7 @@ TEST(Reports, HtmlDrawsAPrecisionSweepAndACrossover) {
   auto f = figure_of(html, "sweep-precision");
   EXPECT_EQ(count(f, "<rect class=\"bar\""), 2u) << f;  // float16 has no speed-up: no bar
   EXPECT_EQ(count(f, "class=\"baseline\""), 1u);      // 1x
-  EXPECT_NE(f.find("3.75x"), std::string::npos);
-  EXPECT_NE(f.find("3.7 - 3.76"), std::string::npos);
+  EXPECT_NE(f.find("3.75x [3.70, 3.76]"), std::string::npos) << f;
   EXPECT_NE(f.find("0.016%"), std::string::npos);
   EXPECT_EQ(html.find("data-chart=\"sweep-crossover\""), std::string::npos);
 
@@ -322,7 +326,7 @@ TEST(Reports, HtmlDrawsAPrecisionSweepAndACrossover) {
   f = figure_of(html, "sweep-crossover");
   EXPECT_EQ(count(f, "<polyline class=\"series\""), 4u) << f;  // speed-up, CI low, CI high, break-even
   EXPECT_NE(f.find("overtakes the CPU at batch 16"), std::string::npos);
-  EXPECT_NE(f.find("1.58x"), std::string::npos);
+  EXPECT_NE(f.find("1.58x [1.56, 1.61]"), std::string::npos) << f;
   // A block it cannot read draws nothing and does not throw.
   html = render_html_report(ReportSource{make_run(), json{{"sweep", {{"kind", "crossover"}}}}, "run 3"});
   EXPECT_EQ(html.find("data-chart=\"sweep-crossover\""), std::string::npos);
@@ -353,9 +357,9 @@ TEST(Reports, OneSampleCaseHasNoIntervalInAnyFormat) {
   const ReportSource src{run, {}, "x"};
   const auto median = format_seconds_short(0.5);
   const auto md = render_markdown_report(src);
-  EXPECT_NE(md.find("| " + median + " | - | - | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| " + median + " | - | 1 |"), std::string::npos) << md;
   const auto html = render_html_report(src);
-  EXPECT_NE(html.find(median + "</td><td>-</td><td>-</td><td>1</td>"), std::string::npos);
+  EXPECT_NE(html.find(median + "</td><td>-</td><td>1</td>"), std::string::npos);
   const auto csv = render_csv_report(src);
   EXPECT_NE(csv.find(",1,0.5,,,"), std::string::npos) << csv;
 }
@@ -408,7 +412,7 @@ TEST(Reports, MarkdownShowsTheSpeedupOverTheCpusFastestPrecision) {
   const auto figure = format_ratio_ci(s.ratio, s.ci_low, s.ci_high);
   EXPECT_EQ(figure.rfind("10.0", 0), 0u) << figure;
   const auto md = render_markdown_report(ReportSource{run, {}, "run 1"});
-  EXPECT_NE(md.find("| model | dtype | device | batch | speed-up over the CPU's fastest [95% CI] |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| model | dtype | device | batch | speed-up over the CPU's fastest [this run 95%] |"), std::string::npos) << md;
   EXPECT_NE(md.find("| mlp | bfloat16 | cuda:0 | 64 | " + figure + " (cpu float32) |"), std::string::npos) << md;
   EXPECT_EQ(count(md, "(cpu float32)"), 1u) << "only cuda:0's bfloat16 case: float32's own is the CPU's fastest";
   EXPECT_NE(md.find("speed-up over the CPU's fastest measured precision"), std::string::npos) << md;
@@ -424,7 +428,7 @@ TEST(Reports, HtmlShowsTheSpeedupOverTheCpusFastestPrecision) {
   const auto& s = run.speedups_over_fastest_cpu[0];
   const auto figure = format_ratio_ci(s.ratio, s.ci_low, s.ci_high);
   const auto html = render_html_report(ReportSource{run, {}, "run 1"});
-  EXPECT_NE(html.find("<th>speed-up over the CPU&#39;s fastest [95% CI]</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<th>speed-up over the CPU&#39;s fastest [this run 95%]</th>"), std::string::npos) << html;
   EXPECT_NE(html.find("<td>mlp</td><td>bfloat16</td><td>cuda:0</td><td>64</td><td>" + figure + " (cpu float32)</td>"),
             std::string::npos)
       << html;
@@ -437,9 +441,9 @@ TEST(Reports, HtmlShowsTheSpeedupOverTheCpusFastestPrecision) {
   EXPECT_EQ(plain.find("(cpu "), std::string::npos);
 }
 
-// The CSV: four columns appended after the older ones (which keep their places), filled on the row of
-// the case that has a speed-up over the CPU's fastest precision and empty on every other row; the
-// numerics column after them.
+// The CSV: four columns after the model, filled on the row of the case that has a speed-up over the
+// CPU's fastest precision and empty on every other row; the numerics column after them; the next
+// run's ranges last (empty: no interval was widened).
 TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   const auto run = mixed_precision_run();
   ASSERT_EQ(run.speedups_over_fastest_cpu.size(), 1u);
@@ -448,13 +452,15 @@ TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   std::string line;
   std::getline(in, line);
   const auto header = csv_cells(line);
-  ASSERT_EQ(header.size(), 39u) << line;
+  ASSERT_EQ(header.size(), 44u) << line;
   EXPECT_EQ(header[26], "speedup");
-  EXPECT_EQ(header[31], "model") << "the older columns keep their places";
-  EXPECT_EQ(std::vector<std::string>(header.begin() + 32, header.end()),
-            (std::vector<std::string>{"speedup_over_fastest_cpu", "speedup_over_fastest_cpu_ci_low",
-                                      "speedup_over_fastest_cpu_ci_high", "speedup_over_fastest_cpu_baseline_dtype",
-                                      "numerics", "impl", "compile"}));
+  EXPECT_EQ(header[30], "model");
+  EXPECT_EQ(std::vector<std::string>(header.begin() + 31, header.end()),
+            (std::vector<std::string>{"speedup_over_fastest_cpu", "speedup_over_fastest_cpu_this_run_95_low",
+                                      "speedup_over_fastest_cpu_this_run_95_high", "speedup_over_fastest_cpu_baseline_dtype",
+                                      "numerics", "impl", "compile", "next_run_95_low_s", "next_run_95_high_s",
+                                      "speedup_next_run_95_low", "speedup_next_run_95_high",
+                                      "speedup_over_fastest_cpu_next_run_95_low", "speedup_over_fastest_cpu_next_run_95_high"}));
   std::size_t filled = 0, rows = 0;
   while (std::getline(in, line)) {
     const auto f = csv_cells(line);
@@ -462,14 +468,15 @@ TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
     ++rows;
     if (f[8] == "cuda:0" && f[9] == "bfloat16") {
       ++filled;
-      EXPECT_EQ(f[32], fmt::format("{:.9g}", s.ratio)) << line;
-      EXPECT_NEAR(std::stod(f[32]), 10.0, 0.1) << line;
-      EXPECT_EQ(f[33], fmt::format("{:.9g}", s.ci_low));
-      EXPECT_EQ(f[34], fmt::format("{:.9g}", s.ci_high));
-      EXPECT_EQ(f[35], "float32");
+      EXPECT_EQ(f[31], fmt::format("{:.9g}", s.ratio)) << line;
+      EXPECT_NEAR(std::stod(f[31]), 10.0, 0.1) << line;
+      EXPECT_EQ(f[32], fmt::format("{:.9g}", s.ci_low));
+      EXPECT_EQ(f[33], fmt::format("{:.9g}", s.ci_high));
+      EXPECT_EQ(f[34], "float32");
     } else {
-      EXPECT_EQ(f[32] + f[33] + f[34] + f[35], "") << line;
+      EXPECT_EQ(f[31] + f[32] + f[33] + f[34], "") << line;
     }
+    EXPECT_EQ(f[38] + f[39] + f[40] + f[41] + f[42] + f[43], "") << line;
   }
   EXPECT_EQ(rows, 4u);
   EXPECT_EQ(filled, 1u);
@@ -477,11 +484,11 @@ TEST(Reports, CsvAppendsTheSpeedupOverTheCpusFastestPrecision) {
   // a run without any: the same columns, empty
   std::istringstream plain(render_csv_report(ReportSource{make_run(), {}, "x"}));
   std::getline(plain, line);
-  EXPECT_EQ(csv_cells(line).size(), 39u);
+  EXPECT_EQ(csv_cells(line).size(), 44u);
   while (std::getline(plain, line)) {
     const auto f = csv_cells(line);
-    ASSERT_EQ(f.size(), 39u) << line;
-    EXPECT_EQ(f[32] + f[33] + f[34] + f[35], "") << line;
+    ASSERT_EQ(f.size(), 44u) << line;
+    EXPECT_EQ(f[31] + f[32] + f[33] + f[34], "") << line;
   }
 }
 
@@ -603,7 +610,7 @@ TEST(Reports, TheCiColumnShowsTheIntervalThePriorWidened) {
   const auto terminal = render_terminal_report(run);
   EXPECT_NE(terminal.find("-44/+80%"), std::string::npos) << terminal;
   EXPECT_EQ(terminal.find("+-5.0%  "), std::string::npos) << terminal;
-  EXPECT_NE(unwrapped(terminal).find("noisy (+-5.0% > 2.0%)"), std::string::npos) << terminal;
+  EXPECT_NE(unwrapped(terminal).find("noisy (this run 95% +-5.0% > target 2.0%)"), std::string::npos) << terminal;
   EXPECT_NE(unwrapped(terminal).find("CI: fallback constant"), std::string::npos) << terminal;
   EXPECT_NE(terminal.find("next run 95%"), std::string::npos) << terminal;
 }
@@ -613,9 +620,9 @@ TEST(Reports, TheCiColumnShowsTheIntervalThePriorWidened) {
 TEST(Reports, SpeedupWordsSayWhichDeviceIsFasterOrThatThisRunCannotTell) {
   Speedup s{"mlp", "cuda:0", "cpu", 64, "float32", 4.5, 2.0, 10.0};
   s.widened_by_history = true;
-  EXPECT_EQ(speedup_words(s), "mlp: cuda:0 is faster than the cpu by 4.50x (next run, 2.00x to 10.00x)");
-  s.ratio = 0.5, s.ci_low = 0.4, s.ci_high = 0.6;
-  EXPECT_EQ(speedup_words(s), "mlp: the cpu is faster than cuda:0 by 2.00x (next run, 0.40x to 0.60x)");
+  EXPECT_EQ(speedup_words(s), "mlp: cuda:0 is faster than the cpu by 4.50x [2.00, 10.00] (next run 95%)");
+  s.ratio = 0.5, s.ci_low = 0.4, s.ci_high = 0.6;  // the cpu's speed-up over cuda:0: 2x [1/0.6, 1/0.4]
+  EXPECT_EQ(speedup_words(s), "mlp: the cpu is faster than cuda:0 by 2.00x [1.67, 2.50] (next run 95%)");
   s.ratio = 1.16, s.ci_low = 0.9, s.ci_high = 1.5;
   const auto cannot = speedup_words(s);
   EXPECT_NE(cannot.find("this run cannot tell whether cuda:0 or the cpu is faster"), std::string::npos) << cannot;
@@ -623,7 +630,7 @@ TEST(Reports, SpeedupWordsSayWhichDeviceIsFasterOrThatThisRunCannotTell) {
   EXPECT_NE(cannot.find("--rounds"), std::string::npos) << cannot;
   EXPECT_EQ(speedup_interval_name({s}), "next run 95%");
   s.widened_by_history = false;
-  EXPECT_EQ(speedup_interval_name({s}), "95% CI");
+  EXPECT_EQ(speedup_interval_name({s}), "this run 95%");
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -999,7 +1006,7 @@ TEST(Reports, TheNotesColumnKeepsTwoItemsAndCountsTheRest) {
   c.stats.outliers = 1;
   run.speedups.clear();
   const auto short_form = unwrapped(render_terminal_report(run, {.answer_first = true}));
-  EXPECT_NE(short_form.find("noisy +-17.6%; ROUNDS DISAGREE; +2"), std::string::npos) << short_form;
+  EXPECT_NE(short_form.find("noisy +-18% (this run); ROUNDS DISAGREE; +2"), std::string::npos) << short_form;
   EXPECT_EQ(short_form.find("DRIFTING"), std::string::npos) << short_form;
   const auto full = unwrapped(render_terminal_report(run));
   EXPECT_NE(full.find("ROUNDS DISAGREE; DRIFTING; 1 outlier"), std::string::npos) << full;
@@ -1021,19 +1028,20 @@ TEST(Reports, TheSummarySaysWhichDeviceIsFasterPerModel) {
   const auto summary = render_run_summary(run);
   EXPECT_EQ(summary.rfind("Summary:\n", 0), 0u) << summary;
   EXPECT_NE(summary.find("  mlp: cuda:0 ran 5.0"), std::string::npos) << summary;
-  EXPECT_NE(summary.find("x as fast as cpu (95% CI: "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("] as fast as cpu (this run 95%)"), std::string::npos) << summary;
   EXPECT_NE(summary.find("  cnn: cpu ran 2.0"), std::string::npos) << summary;
   EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 3) << summary;
   Speedup same{"mlp", "cuda:0", "cpu", 64, "float32", 1.02, 0.9, 1.2};
   run.speedups = {same};
-  EXPECT_NE(render_run_summary(run).find("mlp: this run cannot tell cuda:0 from cpu: 1.02x (95% CI: 0.90x to 1.20x)"),
+  EXPECT_NE(render_run_summary(run).find("mlp: this run cannot tell cuda:0 from cpu: 1.02x [0.90, 1.20] (this run 95%)"),
             std::string::npos)
       << render_run_summary(run);
   run.cases.erase(std::remove_if(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.device != "cpu"; }),
                   run.cases.end());
   run.speedups.clear();
   const auto cpu_only = render_run_summary(run);
-  EXPECT_NE(cpu_only.find("  mlp: 10.000 ms a step on cpu (95% CI: "), std::string::npos) << cpu_only;
+  EXPECT_NE(cpu_only.find("  mlp: 10.000 ms a step on cpu (+-"), std::string::npos) << cpu_only;
+  EXPECT_NE(cpu_only.find("%, this run 95%); CPU only\n"), std::string::npos) << cpu_only;
   EXPECT_NE(cpu_only.find("; CPU only\n"), std::string::npos) << cpu_only;
 }
 
@@ -1064,13 +1072,14 @@ TEST(Reports, PythonCasesHaveAnImplementationColumnInEveryFormat) {
   std::string line;
   std::getline(lines, line);
   const auto header = csv_cells(line);
-  ASSERT_GE(header.size(), 2u);
-  EXPECT_EQ(header[header.size() - 2], "impl");
-  EXPECT_EQ(header.back(), "compile");
+  const auto impl = std::find(header.begin(), header.end(), "impl") - header.begin();
+  ASSERT_LT(impl + 1, static_cast<std::ptrdiff_t>(header.size())) << line;
+  EXPECT_EQ(header[impl + 1], "compile");
   std::vector<std::pair<std::string, std::string>> impls;
+  const auto from_end = header.size() - static_cast<std::size_t>(impl);  // a quoted model label holds commas: count from the end
   while (std::getline(lines, line)) {
     const auto cells = csv_cells(line);
-    impls.emplace_back(cells[cells.size() - 2], cells.back());
+    impls.emplace_back(cells[cells.size() - from_end], cells[cells.size() - from_end + 1]);
   }
   EXPECT_EQ(impls, (std::vector<std::pair<std::string, std::string>>{{"cpp", ""}, {"python", ""}, {"python", "reduce-overhead"}}));
   // Without Python cases: no implementation column.
@@ -1104,4 +1113,80 @@ TEST(Compare, PairsEachImplementationWithItself) {
   for (const auto& c : cmp.cases) EXPECT_NEAR(c.result.ratio, 1.0, 1e-9) << c.model;  // each against its own implementation
   ASSERT_EQ(cmp.only_in_b.size(), 1u);
   EXPECT_NE(cmp.only_in_b[0].find("mlp[python,compile=default]"), std::string::npos) << cmp.only_in_b[0];
+}
+
+// One case through every output: its step time's interval (the next run's range, -13/+15% around
+// 17.19 s) and its speed-up (1.23x [1.20, 1.26]) are written the same way in each, named the same
+// way, and no other interval style ("a - b" between two times, "[x%, y%]", "[95% CI]") appears;
+// times in the reports read as the cases table's ("17.19 s", not "1.72e+04"); the article's
+// published figures stay out of the columns and charts of this run.
+TEST(Reports, EveryOutputWritesAnIntervalOneWay) {
+  auto run = make_run(SyntheticOptions{.workloads = {"mlp"}});
+  auto& c = run.cases.at(0);  // mlp on the CPU: the next run's range, widened by a fallback constant
+  ASSERT_EQ(c.spec.device, "cpu");
+  const double median = 17.19, factor = 1.15;
+  c.stats.median = median, c.stats.ci_low = median / factor, c.stats.ci_high = median * factor;
+  c.noisy = true;
+  c.relative_ci_half_width = 0.05;  // this run's own precision, above its 2% target
+  RunToRun rr;
+  rr.half_width_log = std::log(factor);
+  rr.widened = true;
+  rr.source = "fallback";
+  rr.prior_sd_log = 0.05;
+  rr.prior_basis = "the CPU: host-bound";
+  c.run_to_run = rr;
+  run.speedups = {Speedup{"mlp", "cuda:0", "cpu", 64, "float32", 1.23, 1.20, 1.26}};
+  ReportSource src{run, nlohmann::json(run), "one case", {}};
+  for (const auto id : {1, 2}) {  // the case stored twice: the HTML report's history chart
+    CaseHistoryPoint p{id, "uid", "2025-06-01T10:00:00Z", "2.13.0", "testhost", "mlp", "cpu", "float32", 64, 8, 20,
+                       median, median / factor, median * factor};
+    p.next_run_range = true;
+    src.history.push_back(p);
+  }
+  const std::string interval = "-13/+15%", speedup = "1.23x [1.20, 1.26]";
+  const std::map<std::string, std::string> outputs{
+      {"terminal", unwrapped(render_terminal_report(run))},
+      {"advice", unwrapped(render_advice(advise(run)))},
+      {"markdown", render_markdown_report(src)},
+      {"html", render_html_report(src)},
+      {"history", render_case_history(src.history, ChangeOptions{})}};
+  const std::regex between_times(R"(\d (us|ms|s) - \d)"), percent_pair(R"(\[[-+]?\d+(\.\d+)?%, [-+]?\d+(\.\d+)?%\])");
+  for (const auto& [name, text] : outputs) {
+    EXPECT_NE(text.find(interval), std::string::npos) << name << ":\n" << text;
+    EXPECT_NE(text.find("next run 95%"), std::string::npos) << name << ":\n" << text;
+    EXPECT_FALSE(std::regex_search(text, between_times)) << name << ":\n" << text;
+    EXPECT_FALSE(std::regex_search(text, percent_pair)) << name << ":\n" << text;
+    EXPECT_EQ(text.find("95% CI"), std::string::npos) << name << ":\n" << text;
+    EXPECT_EQ(text.find("e+0"), std::string::npos) << name << ":\n" << text;
+  }
+  for (const auto* name : {"terminal", "markdown", "html"}) {
+    const auto& text = outputs.at(name);
+    EXPECT_NE(text.find(speedup), std::string::npos) << name << ":\n" << text;
+    EXPECT_NE(text.find("[this run 95%]"), std::string::npos) << name << ":\n" << text;  // the speed-up column's interval
+    EXPECT_NE(text.find("17.19 s"), std::string::npos) << name << ":\n" << text;
+    EXPECT_EQ(text.find("this run)"), std::string::npos) << name << ":\n" << text;  // no "speed-up (this run)" by the article's
+  }
+  EXPECT_NE(outputs.at("terminal").find("noisy (this run 95% +-5.0% > target 2.0%)"), std::string::npos) << outputs.at("terminal");
+  // The HTML speed-up chart and its table hold this run's figures only.
+  const auto chart = figure_of(outputs.at("html"), "speedup");
+  EXPECT_EQ(chart.find("article"), std::string::npos) << chart;
+  EXPECT_EQ(chart.find("ref-bar"), std::string::npos) << chart;
+  // CSV: the header names which interval each column holds; the case's next-run range in its own
+  // columns; no published figure in a column of the run.
+  const auto csv = render_csv_report(src);
+  const auto header = csv.substr(0, csv.find('\n'));
+  EXPECT_NE(header.find("next_run_95_low_s,next_run_95_high_s"), std::string::npos) << header;
+  EXPECT_NE(header.find("speedup_this_run_95_low,speedup_this_run_95_high"), std::string::npos) << header;
+  EXPECT_EQ(header.find("ci_low"), std::string::npos) << header;
+  EXPECT_EQ(header.find("article"), std::string::npos) << header;
+  // compare: B/A as every ratio is written, its level said once.
+  auto slower = run;
+  for (auto& x : slower.cases[1].samples) x *= 1.2;
+  slower.cases[1].stats = summarize(slower.cases[1].samples);
+  const CompareOptions co;
+  const auto compared = render_comparison(compare_runs(run, slower, co), co);
+  EXPECT_TRUE(std::regex_search(compared, std::regex(R"(1\.\d{3}x \[1\.\d{3}, 1\.\d{3}\])"))) << compared;
+  EXPECT_EQ(count(compared, "99%"), 1u) << compared;
+  EXPECT_FALSE(std::regex_search(compared, percent_pair)) << compared;
+  EXPECT_FALSE(std::regex_search(compared, between_times)) << compared;
 }

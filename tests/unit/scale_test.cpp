@@ -56,7 +56,7 @@ TEST(Scale, EfficiencyAgainstOneGpuWithCi) {
   ASSERT_EQ(r.advice.size(), 1u);  // 80% with the all-reduce at 48% of the step: communication dominates
   EXPECT_NE(r.advice[0].find("communication dominates"), std::string::npos);
   const auto table = format_scale_table(r);
-  EXPECT_NE(table.find("80.0%"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.80x [0.80, 0.80]"), std::string::npos) << table;  // the efficiency, a ratio
   EXPECT_EQ(table.find("residual stream"), std::string::npos) << table;
   // A workload's own numerics (bert-base's 16-bit residual stream) are said in the table's first line.
   for (auto& p : r.points)
@@ -85,10 +85,10 @@ TEST(Scale, OverheadIsThePairedRatioOfTheSlowestRank) {
   EXPECT_GT(p.overhead->low, 1.04);
   EXPECT_LT(p.overhead->high, 1.06);
   const auto table = format_scale_table(r);
-  EXPECT_NE(table.find("1 GPU: the data-parallel step is +5.0% [+"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 GPU: the data-parallel step is 1.050x [1.0"), std::string::npos) << table;
   EXPECT_NE(table.find("(rank 0, 20 pairs in this process: another process may differ"), std::string::npos) << table;
   ASSERT_EQ(r.advice.size(), 1u);
-  EXPECT_NE(r.advice[0].find("data parallelism adds +5%"), std::string::npos) << r.advice[0];
+  EXPECT_NE(r.advice[0].find("data parallelism makes the step 1.050x [1.0"), std::string::npos) << r.advice[0];
   EXPECT_NEAR(nlohmann::json(p).at("overhead").at("ratio").get<double>(), p.overhead->ratio, 1e-12);
   // Without baseline samples (no --overhead), or with a count that does not pair: no figure.
   EXPECT_FALSE(summarize_scale_point(1, {rank_with(0, 1, 0.010)}, 64).overhead);
