@@ -358,7 +358,8 @@ static std::string terminal_case_notes(const CaseResult& c, std::size_t max_item
   const bool brief = max_items > 0;
   if (c.noisy && brief)
     notes.push_back(c.relative_ci_half_width > c.ci_target
-                        ? fmt::format("noisy {} (this run)", format_relative_half_width(c.relative_ci_half_width))
+                        ? (c.relative_ci_half_width < 1 ? fmt::format("noisy {}", format_relative_half_width(c.relative_ci_half_width))
+                                                          : std::string("noisy > +-100%"))
                         : fmt::format("noisy: {} sample{}", c.stats.n, c.stats.n == 1 ? "" : "s"));
   else if (c.noisy)
     notes.push_back(c.relative_ci_half_width > c.ci_target
@@ -440,7 +441,7 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
   if (o.answer_first && std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) {
         return terminal_case_notes(c, kNotesShown) != terminal_case_notes(c, 0);
       }))
-    out += "notes: the two most telling; +N: the case's other notes, which --verbose and the JSON give.\n";
+    out += "notes: the two most telling; noisy +-X%: this run's own 95% interval; +N: --verbose, JSON.\n";
   if (!o.quiet) out += render_rounds_section(run);
   const auto telemetry = render_telemetry_section(run, o.answer_first);
   out += o.quiet ? telemetry.substr(0, telemetry.find("\nNot measured here: ")) : telemetry;
