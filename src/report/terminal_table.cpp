@@ -293,8 +293,10 @@ static std::string render_summary_section(const RunResult& run, const std::vecto
   std::vector<std::vector<std::string>> t1;
   std::vector<std::string> header{"model"};
   for (const auto& d : devices) header.push_back(fmt::format("{} s/epoch", d == "cpu" ? "CPU" : d));
+  // Speed-up columns only beside a CPU case to be faster than (no column of dashes).
+  const bool cpu = std::find(devices.begin(), devices.end(), "cpu") != devices.end();
   for (const auto& d : devices)
-    if (d != "cpu") header.push_back(fmt::format("speed-up {} [{}]", d, speedup_interval_name(run.speedups)));
+    if (d != "cpu" && cpu) header.push_back(fmt::format("speed-up {} [{}]", d, speedup_interval_name(run.speedups)));
   const bool over_fastest = !run.speedups_over_fastest_cpu.empty();
   if (over_fastest)
     for (const auto& d : devices)
@@ -307,10 +309,11 @@ static std::string render_summary_section(const RunResult& run, const std::vecto
       if (!c) row.push_back("-");
       else if (!c->ok()) row.push_back("failed");
       else if (c->epoch_s_measured) row.push_back(fmt::format("{:.1f} (real)", *c->epoch_s_measured));
+      else if (!(c->epoch_s_estimate > 0)) row.push_back("-");  // no epoch known (a model of the user's)
       else row.push_back(fmt::format("{:.1f}{}", c->epoch_s_estimate, c->noisy ? "~" : ""));
     }
     for (const auto& d : devices) {
-      if (d == "cpu") continue;
+      if (d == "cpu" || !cpu) continue;
       const auto* s = find_row_speedup(run.speedups, m.model, m.dtype, d, m.batch);
       row.push_back(s ? format_ratio_ci(s->ratio, s->ci_low, s->ci_high) : "-");
     }
@@ -408,7 +411,7 @@ static std::string render_cases_section(const RunResult& run, std::size_t max_no
     }
     t2.push_back({model_label(c.spec), c.spec.device, c.spec.dtype, std::to_string(c.spec.batch_size), format_seconds_short(c.stats.median),
                   case_interval_text(c), std::to_string(c.stats.n),
-                  format_count(c.samples_per_s), fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12), peak_memory_text(c),
+                  format_count(c.samples_per_s), c.achieved_flops_per_s > 0 ? fmt::format("{:.3f}", c.achieved_flops_per_s / 1e12) : "-", peak_memory_text(c),
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
                   terminal_case_notes(c, max_notes)});
   }
@@ -471,18 +474,23 @@ std::string summary_of_speedup(const std::string& name, const Speedup& s) {
                      format_ratio_ci(s.ratio, s.ci_low, s.ci_high), which);
 }
 
-std::string summary_of_case(const std::string& name, const CaseResult& c, bool accelerators) {
+// `without_speedup`: why the model has no speed-up ("CPU only", "no CPU case to compare with").
+std::string summary_of_case(const std::string& name, const CaseResult& c, const std::string& without_speedup) {
   if (!c.ok()) return fmt::format("{}: FAILED on {} (the table says why)", name, c.spec.device);
   const auto which = interval_name(c.run_to_run && c.run_to_run->widened);
   const auto interval = has_interval(c) ? fmt::format(" ({}, {})", case_interval_text(c), which) : std::string(" (no interval)");
   return fmt::format("{}: {} a step on {}{}; {}", name, format_seconds_short(c.stats.median), c.spec.device, interval,
-                     accelerators ? "no speed-up: a device failed" : "CPU only");
+                     without_speedup);
 }
 }  // namespace
 
 std::string render_run_summary(const RunResult& run) {
   const auto devices = terminal_report_devices(run);
   const bool accelerators = std::any_of(devices.begin(), devices.end(), [](const std::string& d) { return d != "cpu"; });
+  const bool cpu = std::find(devices.begin(), devices.end(), "cpu") != devices.end();
+  const std::string without_speedup = !accelerators ? "CPU only"
+                                      : cpu         ? "no speed-up: a device failed"
+                                                    : "no speed-up: no CPU case to compare with (--devices cpu,...)";
   std::string out;
   for (const auto& m : report_rows(run)) {
     const auto name = row_name(m);
@@ -497,7 +505,7 @@ std::string render_run_summary(const RunResult& run) {
     if (said) continue;
     for (const auto& d : devices)
       if (const auto* c = find_row_case(run, m, d)) {
-        out += "  " + summary_of_case(name, *c, accelerators) + "\n";
+        out += "  " + summary_of_case(name, *c, without_speedup) + "\n";
         break;
       }
   }

@@ -1043,6 +1043,14 @@ TEST(Reports, TheSummarySaysWhichDeviceIsFasterPerModel) {
   EXPECT_NE(cpu_only.find("  mlp: 10.000 ms a step on cpu (+-"), std::string::npos) << cpu_only;
   EXPECT_NE(cpu_only.find("%, this run 95%); CPU only\n"), std::string::npos) << cpu_only;
   EXPECT_NE(cpu_only.find("; CPU only\n"), std::string::npos) << cpu_only;
+  // The accelerator alone: no speed-up column of dashes, and the Summary says why there is none.
+  RunResult gpu_only;
+  gpu_only.cases.push_back(accelbench::testing::make_case("mlp", "cuda:0", 64, 0.002, 0.0001, 20, 7));
+  const auto gpu_summary = render_run_summary(gpu_only);
+  EXPECT_NE(gpu_summary.find("; no speed-up: no CPU case to compare with"), std::string::npos) << gpu_summary;
+  EXPECT_EQ(gpu_summary.find("a device failed"), std::string::npos) << gpu_summary;
+  const auto table = render_terminal_report(gpu_only);
+  EXPECT_EQ(table.find("speed-up cuda:0"), std::string::npos) << table;
 }
 
 // A run with Python cases: the case tables of every format have the implementation column (cpp,
