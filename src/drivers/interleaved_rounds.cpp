@@ -111,8 +111,11 @@ class InterleavedRounds {
   // The case ends with the rounds it has: another would overrun its time or the budget.
   void cut(std::size_t i, double allowed) {
     auto& c = cases_[i];
-    if (events_.rounds_cut && c.left() > 0 && !c.rounds.empty())
-      events_.rounds_cut(i, static_cast<int>(c.rounds.size()), c.planned, least_round_s(c.rounds.back()), allowed);
+    if (events_.rounds_cut && c.left() > 0 && !c.rounds.empty()) {
+      const double least = least_round_s(c.rounds.back());
+      const bool case_limit = case_share(c) < least;
+      events_.rounds_cut(i, static_cast<int>(c.rounds.size()), c.planned, least, case_limit ? case_share(c) : allowed, case_limit);
+    }
     finish(i);
   }
 

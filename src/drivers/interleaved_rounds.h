@@ -35,8 +35,10 @@ struct InterleavedRoundsEvents {
   // more than the budget's rest.
   std::function<void(std::size_t index, const ProgressEvent&, double time_left_s)> progress;
   // The case stops short of its planned rounds: another round would need at least `least_round_s`
-  // (start-up, build, warm-up and one sample, as its last round took) and has `allowance_s` left.
-  std::function<void(std::size_t index, int rounds_done, int planned, double least_round_s, double allowance_s)> rounds_cut;
+  // (start-up, build, warm-up and one sample, as its last round took) and has `allowance_s` left,
+  // short because of the case's own limit (max_per_case_s) when `case_limit`, else the budget's.
+  std::function<void(std::size_t index, int rounds_done, int planned, double least_round_s, double allowance_s, bool case_limit)>
+      rounds_cut;
   // The case is final (all its rounds merged, or the failed round), in the order cases finish.
   std::function<void(std::size_t index, const CaseResult& merged)> case_finished;
   // After every round: each case merged from the rounds it has so far (the cases with none left

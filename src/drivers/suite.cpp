@@ -103,12 +103,16 @@ int measure_cases_interleaved(const SuiteRequest& req, RunResult& run, CaseMeasu
   events.progress = [&](std::size_t /*i*/, const ProgressEvent& e, double time_left_s) {
     printer.progress(position(), e, clock.elapsed_s(), time_left_s);
   };
-  events.rounds_cut = [&](std::size_t i, int done, int planned_rounds, double least_round_s, double allowance_s) {
+  events.rounds_cut = [&](std::size_t i, int done, int planned_rounds, double least_round_s, double allowance_s,
+                          bool case_limit) {
     planned[i] = done;
-    printer.note(fmt::format("{} on {}: {} of {} rounds: another needs ~{} (start-up, build, warm-up, one sample) and the "
-                             "budget leaves it {}; a larger --budget gives it its rounds",
+    const auto left = allowance_s > 0 ? format_duration(allowance_s) : std::string("nothing");
+    printer.note(fmt::format("{} on {}: {} of {} rounds: another needs ~{} (start-up, build, warm-up, one sample) and {}",
                              model_label(cases[i]), cases[i].device, done, planned_rounds, format_duration(least_round_s),
-                             allowance_s > 0 ? format_duration(allowance_s) : std::string("nothing")));
+                             case_limit ? fmt::format("the case's {} (--max-time-per-case) leaves it {}; a larger "
+                                                      "--max-time-per-case gives it its rounds",
+                                                      format_duration(req.max_per_case_s), left)
+                                        : fmt::format("the budget leaves it {}; a larger --budget gives it its rounds", left)));
   };
   events.case_finished = [&](std::size_t i, const CaseResult& merged) {
     planned[i] = std::max<int>(1, static_cast<int>(merged.rounds.size()));  // the rounds it ends with

@@ -247,6 +247,9 @@ TEST(Suite, ACaseWhoseNextRoundCannotFitStopsShortAndSaysSo) {
     return std::any_of(printer.notes.begin(), printer.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
   };
   EXPECT_TRUE(has("slow on cpu: 1 of 2 rounds: another needs ~20")) << ::testing::PrintToString(printer.notes);
+  // The case's own limit is what is short (30 s less its 20 s round), and the note names it.
+  EXPECT_TRUE(has("the case's 30.00 s (--max-time-per-case) leaves it 10.00 s; a larger --max-time-per-case"))
+      << ::testing::PrintToString(printer.notes);
   EXPECT_TRUE(has("slow on cpu: a step takes 6.000 s, too long")) << ::testing::PrintToString(printer.notes);
   EXPECT_TRUE(has("1 sample in a round instead of 3")) << ::testing::PrintToString(printer.notes);
   EXPECT_FALSE(has("mlp on cpu")) << ::testing::PrintToString(printer.notes);
@@ -298,6 +301,7 @@ TEST(Suite, WhenNoRoundFitsItsShareTheCostliestEndsAndTheOthersShareTheRest) {
     return std::any_of(printer.notes.begin(), printer.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
   };
   EXPECT_TRUE(has("slow on cpu: 1 of 2 rounds")) << ::testing::PrintToString(printer.notes);
+  EXPECT_TRUE(has("the budget leaves it 6.000 s; a larger --budget")) << ::testing::PrintToString(printer.notes);
   EXPECT_FALSE(has("mid on cpu: 1 of 2 rounds")) << ::testing::PrintToString(printer.notes);
 }
 
