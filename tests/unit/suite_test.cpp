@@ -202,7 +202,8 @@ TEST(Suite, RoundsAreInterleavedAcrossCases) {
 namespace {
 // "slow": a 6 s step; each round takes 20 s (start-up, build, a warm-up step, one sample) and keeps
 // one sample, fewer than the floor (3); "mid": 8 s rounds of two 1 s samples (another round needs
-// 7 s); "mlp": 1 s rounds of 20 samples.
+// 7 s); "mlp": 1 s rounds of 20 samples; "jumpy": 1 s rounds whose levels alternate (1.0, 1.2 ms:
+// they disagree); "slow3": 3 s rounds that agree.
 class SlowStepMeasurer : public CaseMeasurer {
  public:
   std::vector<std::string> calls;
@@ -210,11 +211,17 @@ class SlowStepMeasurer : public CaseMeasurer {
     calls.push_back(spec.workload);
     CaseResult r;
     r.spec = spec;
-    const bool slow = spec.workload == "slow", mid = spec.workload == "mid";
-    r.samples = slow ? std::vector<double>{6.0} : mid ? std::vector<double>{1.0, 1.0} : std::vector<double>(20, 0.001);
+    const auto& w = spec.workload;
+    const bool slow = w == "slow", mid = w == "mid";
+    if (w == "jumpy" || w == "slow3") {
+      const double level = w == "slow3" ? 1.0 : (std::count(calls.begin(), calls.end(), "jumpy") % 2 ? 1.0 : 1.2);
+      for (int i = 0; i < 30; ++i) r.samples.push_back(0.001 * level * (1 + 0.0001 * (i % 3)));
+    } else {
+      r.samples = slow ? std::vector<double>{6.0} : mid ? std::vector<double>{1.0, 1.0} : std::vector<double>(20, 0.001);
+    }
     r.stats = summarize(r.samples);
-    r.wall_s = slow ? 20.0 : mid ? 8.0 : 1.0;
-    r.measure_s = slow ? 6.0 : mid ? 2.0 : 0.5;
+    r.wall_s = slow ? 20.0 : mid ? 8.0 : w == "slow3" ? 3.0 : 1.0;
+    r.measure_s = slow ? 6.0 : mid ? 2.0 : w == "mlp" ? 0.5 : 0.0;
     return r;
   }
 };
@@ -222,7 +229,24 @@ class SlowStepMeasurer : public CaseMeasurer {
 struct NotePrinter : Printer {
   std::vector<std::string> notes;
   void note(const std::string& line) override { notes.push_back(line); }
+  bool has(const std::string& text) const {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  }
 };
+
+// `workloads` on the CPU through run_suite with this budget, per-case limit and rounds policy.
+RunResult run_on_cpu(CaseMeasurer& m, NotePrinter& printer, const std::vector<const char*>& workloads, double budget_s,
+                     double max_per_case_s, RoundsPolicy rounds) {
+  ScriptedParity parity;
+  RunResult run;
+  SuiteRequest req;
+  for (const auto* w : workloads) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
+  req.budget_s = budget_s;
+  req.max_per_case_s = max_per_case_s;
+  req.rounds = rounds;
+  run_suite(req, run, m, parity, printer);
+  return run;
+}
 }  // namespace
 
 // Time promises: a round that cannot fit what the budget leaves it (its last round's start-up, build
@@ -230,117 +254,63 @@ struct NotePrinter : Printer {
 // so, and says when a round took fewer samples than the floor because its step was too long.
 TEST(Suite, ACaseWhoseNextRoundCannotFitStopsShortAndSaysSo) {
   SlowStepMeasurer m;
-  ScriptedParity parity;
   NotePrinter printer;
-  RunResult run;
-  SuiteRequest req;
-  for (const auto* w : {"mlp", "slow"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
-  req.budget_s = 40;
-  req.max_per_case_s = 30;
-  req.rounds = RoundsPolicy{2, 5};
-  run_suite(req, run, m, parity, printer);
+  const auto run = run_on_cpu(m, printer, {"mlp", "slow"}, 40, 30, RoundsPolicy{2, 5});
   // Pass 2 starts with "slow": the budget leaves 19 s for 2 rounds (9.5 s), less than its 20 s round.
   EXPECT_EQ(m.calls, (std::vector<std::string>{"mlp", "slow", "mlp"}));
   ASSERT_EQ(run.cases.size(), 2u);
   EXPECT_EQ(run.cases[1].rounds.size(), 1u);
-  auto has = [&](const std::string& text) {
-    return std::any_of(printer.notes.begin(), printer.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
-  };
-  EXPECT_TRUE(has("slow on cpu: 1 of 2 rounds: another needs ~20")) << ::testing::PrintToString(printer.notes);
+  EXPECT_TRUE(printer.has("slow on cpu: 1 of 2 rounds: another needs ~20")) << ::testing::PrintToString(printer.notes);
   // The case's own limit is what is short (30 s less its 20 s round), and the note names it.
-  EXPECT_TRUE(has("the case's 30.00 s (--max-time-per-case) leaves it 10.00 s; a larger --max-time-per-case"))
+  EXPECT_TRUE(printer.has("the case's 30.00 s (--max-time-per-case) leaves it 10.00 s; a larger --max-time-per-case"))
       << ::testing::PrintToString(printer.notes);
-  EXPECT_TRUE(has("slow on cpu: a step takes 6.000 s, too long")) << ::testing::PrintToString(printer.notes);
-  EXPECT_TRUE(has("1 sample in a round instead of 3")) << ::testing::PrintToString(printer.notes);
-  EXPECT_FALSE(has("mlp on cpu")) << ::testing::PrintToString(printer.notes);
+  EXPECT_TRUE(printer.has("slow on cpu: a step takes 6.000 s, too long")) << ::testing::PrintToString(printer.notes);
+  EXPECT_TRUE(printer.has("1 sample in a round instead of 3")) << ::testing::PrintToString(printer.notes);
+  EXPECT_FALSE(printer.has("mlp on cpu")) << ::testing::PrintToString(printer.notes);
 }
 
 // The budget's share a round cannot hold in one pass is not the end of the case: the round waits
 // for a later pass, when the cases that finished early have left it their time.
 TEST(Suite, ARoundTheBudgetCannotHoldYetWaitsForTheTimeOthersLeave) {
   SlowStepMeasurer m;
-  ScriptedParity parity;
   NotePrinter printer;
-  RunResult run;
-  SuiteRequest req;
-  for (const auto* w : {"mlp", "slow"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
-  req.budget_s = 60;
-  req.max_per_case_s = 40;
-  req.rounds = RoundsPolicy{2, 2};
-  run_suite(req, run, m, parity, printer);
+  const auto run = run_on_cpu(m, printer, {"mlp", "slow"}, 60, 40, RoundsPolicy{2, 2});
   // Pass 2 starts with "slow": 39 s left for 2 rounds (19.5 s each) is short of its 20 s round, so
   // "mlp" goes first; pass 3 gives "slow" the 38 s left.
   EXPECT_EQ(m.calls, (std::vector<std::string>{"mlp", "slow", "mlp", "slow"}));
   ASSERT_EQ(run.cases.size(), 2u);
   EXPECT_EQ(run.cases[1].rounds.size(), 2u);
-  EXPECT_TRUE(std::none_of(printer.notes.begin(), printer.notes.end(),
-                           [](const std::string& n) { return n.find("of 2 rounds") != std::string::npos; }))
-      << ::testing::PrintToString(printer.notes);
+  EXPECT_FALSE(printer.has("of 2 rounds")) << ::testing::PrintToString(printer.notes);
 }
 
 // When no case's next round fits its share, the costliest one ends with the rounds it has and the
 // others share what is left, rather than every case ending at once.
 TEST(Suite, WhenNoRoundFitsItsShareTheCostliestEndsAndTheOthersShareTheRest) {
   SlowStepMeasurer m;
-  ScriptedParity parity;
   NotePrinter printer;
-  RunResult run;
-  SuiteRequest req;
-  for (const auto* w : {"mid", "slow"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
-  req.budget_s = 40;
-  req.max_per_case_s = 40;
-  req.rounds = RoundsPolicy{2, 2};
-  run_suite(req, run, m, parity, printer);
+  const auto run = run_on_cpu(m, printer, {"mid", "slow"}, 40, 40, RoundsPolicy{2, 2});
   // Pass 2: 12 s left for 2 rounds (6 s each): neither "slow" (20 s) nor "mid" (7 s) fits; "slow"
   // ends, and pass 3 gives "mid" the 12 s.
   EXPECT_EQ(m.calls, (std::vector<std::string>{"mid", "slow", "mid"}));
   ASSERT_EQ(run.cases.size(), 2u);
   EXPECT_EQ(run.cases[0].rounds.size(), 2u);
   EXPECT_EQ(run.cases[1].rounds.size(), 1u);
-  auto has = [&](const std::string& text) {
-    return std::any_of(printer.notes.begin(), printer.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
-  };
-  EXPECT_TRUE(has("slow on cpu: 1 of 2 rounds")) << ::testing::PrintToString(printer.notes);
-  EXPECT_TRUE(has("the budget leaves it 6.000 s; a larger --budget")) << ::testing::PrintToString(printer.notes);
-  EXPECT_FALSE(has("mid on cpu: 1 of 2 rounds")) << ::testing::PrintToString(printer.notes);
+  EXPECT_TRUE(printer.has("slow on cpu: 1 of 2 rounds")) << ::testing::PrintToString(printer.notes);
+  EXPECT_TRUE(printer.has("the budget leaves it 6.000 s; a larger --budget")) << ::testing::PrintToString(printer.notes);
+  EXPECT_FALSE(printer.has("mid on cpu: 1 of 2 rounds")) << ::testing::PrintToString(printer.notes);
 }
 
-namespace {
-// "jumpy": 1 s rounds whose levels alternate (1.0, 1.2 ms: they disagree); "slow": 3 s rounds.
-class JumpyAndSlowMeasurer : public CaseMeasurer {
- public:
-  std::vector<std::string> calls;
-  CaseResult measure(const CaseSpec& spec, const MeasureOptions&, const ProgressFn&) override {
-    calls.push_back(spec.workload);
-    CaseResult r;
-    r.spec = spec;
-    const bool slow = spec.workload == "slow";
-    const double level = slow ? 1.0 : (std::count(calls.begin(), calls.end(), "jumpy") % 2 ? 1.0 : 1.2);
-    for (int i = 0; i < 30; ++i) r.samples.push_back(0.001 * level * (1 + 0.0001 * (i % 3)));
-    r.stats = summarize(r.samples);
-    r.wall_s = slow ? 3.0 : 1.0;
-    return r;
-  }
-};
-}  // namespace
 
 // An extra round for a case whose rounds disagree comes out of what the budget has left once the
 // other cases' planned rounds are paid for, never out of their time.
 TEST(Suite, ExtraRoundsNeverTakeTheTimeOfAnotherCasesPlannedRound) {
-  JumpyAndSlowMeasurer m;
-  ScriptedParity parity;
+  SlowStepMeasurer m;
   NotePrinter printer;
-  RunResult run;
-  SuiteRequest req;
-  for (const auto* w : {"jumpy", "slow"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
-  req.max_per_case_s = 30;
-  req.budget_s = 9.5;
-  req.rounds = RoundsPolicy{2, 5};
-  run_suite(req, run, m, parity, printer);
-  // Pass 2 (backwards): "slow" waits (5.5 s left for two rounds), "jumpy" ends its planned rounds
-  // and gets one extra round (1.5 s free beyond slow's 3 s); pass 3: that round, then "slow" with
-  // the 3.5 s left. Extra rounds taken from slow's time would leave it one round.
-  EXPECT_EQ(m.calls, (std::vector<std::string>{"jumpy", "slow", "jumpy", "jumpy", "slow"}));
+  const auto run = run_on_cpu(m, printer, {"jumpy", "slow3"}, 9.5, 30, RoundsPolicy{2, 5});
+  // Pass 2 (backwards): "slow3" waits (5.5 s left for two rounds), "jumpy" ends its planned rounds
+  // and gets one extra round (1.5 s free beyond slow3's 3 s); pass 3: that round, then "slow3" with
+  // the 3.5 s left. Extra rounds taken from slow3's time would leave it one round.
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"jumpy", "slow3", "jumpy", "jumpy", "slow3"}));
   ASSERT_EQ(run.cases.size(), 2u);
   EXPECT_EQ(run.cases[1].rounds.size(), 2u) << ::testing::PrintToString(printer.notes);
 }
