@@ -195,9 +195,7 @@ std::string html_context_section(const ReportSource& src, const std::string& tit
   Rows meta{{"context", "value"}};
   meta.push_back({"command", run.command});
   if (!ctx.timestamp_utc.empty()) meta.push_back({"when (UTC)", ctx.timestamp_utc});
-  meta.push_back({"machine", fmt::format("{} ({}; {} physical / {} logical cores, {})", ctx.host,
-                                         ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model, ctx.physical_cores, ctx.logical_cores,
-                                         format_bytes(static_cast<double>(ctx.memory_bytes)))});
+  meta.push_back({"machine", machine_description(ctx, true)});
   if (!ctx.os.empty()) meta.push_back({"system", fmt::format("{} {} {}", ctx.os, ctx.kernel, ctx.arch)});
   meta.push_back({"PyTorch", ctx.torch_version});
   meta.push_back({"accelbench", fmt::format("{} ({})", ctx.accelbench_version, ctx.git_commit)});

@@ -66,8 +66,7 @@ std::string md_context_section(const ReportSource& src, bool published) {
   std::vector<std::vector<std::string>> meta{{"context", "value"}};
   meta.push_back({"command", run.command});
   if (!ctx.timestamp_utc.empty()) meta.push_back({"when (UTC)", ctx.timestamp_utc});
-  meta.push_back({"machine", fmt::format("{} ({}; {} physical / {} logical cores)", ctx.host, ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model,
-                                         ctx.physical_cores, ctx.logical_cores)});
+  meta.push_back({"machine", machine_description(ctx, false)});
   if (!ctx.os.empty()) meta.push_back({"system", fmt::format("{} {} {}", ctx.os, ctx.kernel, ctx.arch)});
   meta.push_back({"PyTorch", ctx.torch_version});
   if (const auto p = ctx.settings.find("python_measurer"); p != ctx.settings.end() && p->is_object())

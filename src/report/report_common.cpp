@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -262,6 +263,15 @@ std::vector<TelemetryCurve> telemetry_curves(const json& document) {
     }
   }
   return out;
+}
+
+std::string machine_description(const RunContext& ctx, bool with_memory) {
+  std::vector<std::string> parts{ctx.cpu_model.empty() ? "CPU" : ctx.cpu_model};
+  if (ctx.physical_cores > 0 || ctx.logical_cores > 0)
+    parts.push_back(fmt::format("{} physical / {} logical cores", ctx.physical_cores, ctx.logical_cores));
+  std::string text = fmt::format("{} ({}", ctx.host, fmt::join(parts, "; "));
+  if (with_memory && ctx.memory_bytes > 0) text += ", " + format_bytes(static_cast<double>(ctx.memory_bytes));
+  return text + ")";
 }
 
 }  // namespace accelbench

@@ -72,6 +72,9 @@ inline constexpr const char* kOverFastestCpuNote =
     "Over the CPU's fastest: the speed-up over the CPU's fastest measured precision of the same model and batch "
     "(named in brackets), where that is another precision than the case's own (a CPU that emulates bfloat16 is "
     "faster in float32).";
+// The machine as the reports' context tables name it: "host (CPU model; 8 physical / 16 logical
+// cores[, 32 GiB])", the core counts left out where they are not known (the article's figures).
+std::string machine_description(const RunContext& ctx, bool with_memory);
 // The note on a case's next-run range: "CI: fallback constant", "CI: next run, from rounds",
 // "CI: next run, from history (3 cases)".
 std::string run_to_run_label(const RunToRun& r);

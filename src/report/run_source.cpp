@@ -35,7 +35,7 @@ ReportSource load_run_source(const std::string& spec, const std::string& db_path
     ReportSource src;
     src.run = article_reference_run();
     src.document = src.run;
-    src.name = fmt::format("{} (the article's published figures, not measurements)", kArticleRunName);
+    src.name = fmt::format("{} (the article's published figures)", kArticleRunName);
     return src;
   }
   std::error_code ec;

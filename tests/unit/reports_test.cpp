@@ -141,6 +141,11 @@ TEST(Reports, MarkdownMirrorsTheArticleTables) {
   const auto art = render_markdown_report(ReportSource{article_reference_run(), {}, kArticleRunName});
   EXPECT_NE(art.find("Published figures, not measurements"), std::string::npos);
   EXPECT_NE(art.find("| mlp | 42.3 s | 38.7 s | 1.09x |"), std::string::npos) << art;
+  // Said once, and no core counts the article does not give.
+  for (const auto& text : {art, render_html_report(ReportSource{article_reference_run(), {}, kArticleRunName})}) {
+    EXPECT_EQ(text.find("not measurements"), text.rfind("not measurements")) << text;
+    EXPECT_EQ(text.find("0 physical"), std::string::npos) << text;
+  }
 }
 
 TEST(Reports, CsvHasOneRowPerCaseAndQuotes) {
