@@ -1,6 +1,7 @@
 # Installed like a tool: `cmake --install build --prefix PREFIX` (or `make install
 # PREFIX=...`) puts
-#   bin/accelbench                                        (finds libtorch through its RPATH)
+#   bin/accelbench                                        (the command: answers --version, execs the engine)
+#   libexec/accelbench/accelbench-engine                  (every command; finds libtorch through its RPATH)
 #   share/man/man1/accelbench.1                           (man accelbench)
 #   share/accelbench/python/accelbench_worker/            (the Python measurer, __init__/__main__/worker.py:
 #                                                         --impl python, --py-model)
@@ -16,7 +17,7 @@ include(GNUInstallDirs)
 # The installed binary keeps the path to the libtorch it was linked against (a pip wheel's lib/:
 # TORCH_LIBRARY's folder, which holds libc10 and libtorch_cpu too) and to other linked folders.
 get_filename_component(ACCELBENCH_TORCH_LIB_DIR "${TORCH_LIBRARY}" DIRECTORY)
-set_target_properties(accelbench PROPERTIES INSTALL_RPATH "${ACCELBENCH_TORCH_LIB_DIR}" INSTALL_RPATH_USE_LINK_PATH TRUE)
+set_target_properties(accelbench_engine PROPERTIES INSTALL_RPATH "${ACCELBENCH_TORCH_LIB_DIR}" INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 set(ACCELBENCH_SHARE_OUT ${CMAKE_BINARY_DIR}/share)
 set(ACCELBENCH_DOC_FILES
@@ -31,7 +32,9 @@ add_custom_command(OUTPUT ${ACCELBENCH_DOC_FILES}
 add_custom_target(accelbench_docs ALL DEPENDS ${ACCELBENCH_DOC_FILES})
 
 install(TARGETS accelbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)
-# The Python measurer (python/accelbench_worker): share/accelbench/python, found from bin/ (--impl python).
+install(TARGETS accelbench_engine RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/accelbench COMPONENT tool)
+# The Python measurer (python/accelbench_worker): share/accelbench/python, found from the engine's
+# folder (--impl python).
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/accelbench_worker DESTINATION ${CMAKE_INSTALL_DATADIR}/accelbench/python
         COMPONENT tool PATTERN __pycache__ EXCLUDE)
 install(FILES ${ACCELBENCH_SHARE_OUT}/man/man1/accelbench.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT tool)

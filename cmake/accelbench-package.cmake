@@ -9,10 +9,10 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# The command line as a library: the accelbench executable's own objects (compiled once), main()
+# The command line as a library: the engine executable's own objects (compiled once), main()
 # included; a program that defines no main gets accelbench's.
-add_library(accelbench_main STATIC $<TARGET_OBJECTS:accelbench>)
-get_target_property(_accelbench_links accelbench LINK_LIBRARIES)
+add_library(accelbench_main STATIC $<TARGET_OBJECTS:accelbench_engine>)
+get_target_property(_accelbench_links accelbench_engine LINK_LIBRARIES)
 list(REMOVE_ITEM _accelbench_links CLI11::CLI11)  # header-only, compiled into the objects already
 target_link_libraries(accelbench_main INTERFACE ${_accelbench_links})
 set_target_properties(accelbench_main PROPERTIES EXPORT_NAME main)  # accelbench::main when installed

@@ -118,7 +118,9 @@ std::vector<std::string> python_candidates() {
 std::string python_worker_dir() {
   std::vector<fs::path> places;
   if (const char* env = std::getenv("ACCELBENCH_PYTHON_WORKER"); env && *env) places.emplace_back(env);
-  places.push_back(fs::path(self_executable_path()).parent_path().parent_path() / "share" / "accelbench" / "python");
+  const auto exe_dir = fs::path(self_executable_path()).parent_path();  // bin/, or libexec/accelbench/ installed
+  for (const auto& prefix : {exe_dir.parent_path(), exe_dir.parent_path().parent_path()})
+    places.push_back(prefix / "share" / "accelbench" / "python");
   if (*ACCELBENCH_SOURCE_PYTHON_DIR) places.emplace_back(ACCELBENCH_SOURCE_PYTHON_DIR);
   for (const auto& p : places)
     if (holds_worker(p)) return p.string();

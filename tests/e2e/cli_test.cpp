@@ -36,6 +36,31 @@ TEST(Cli, VersionAndHelp) {
   }
 }
 
+// `accelbench` answers --version without its engine (no libtorch loaded), in the engine's own words,
+// and says in one line that the engine is missing when a command needs it.
+TEST(Cli, TheCommandAnswersVersionWithoutTheEngine) {
+  const std::filesystem::path launcher(ACCELBENCH_BIN);
+  const auto engine = launcher.parent_path() / "accelbench-engine";
+  ASSERT_TRUE(std::filesystem::exists(engine));
+  accelbench::testing::TempDir dir;
+  const auto alone = dir.file("accelbench");
+  std::filesystem::copy_file(launcher, alone);
+  auto run = [&](const std::string& binary, const std::string& args) {
+    const auto out = dir.file("out"), err = dir.file("err");
+    const int status = std::system((binary + " " + args + " >" + out + " 2>" + err + " </dev/null").c_str());
+    return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  };
+  const auto from_engine = run(engine.string(), "--version");
+  const auto from_launcher = run(alone, "--version");
+  EXPECT_EQ(from_engine.code, 0);
+  EXPECT_EQ(from_launcher.code, 0);
+  EXPECT_EQ(from_launcher.out, from_engine.out);
+  const auto without_engine = run(alone, "devices");
+  EXPECT_EQ(without_engine.code, 1);
+  EXPECT_EQ(count_lines(without_engine.err), 1) << without_engine.err;
+  EXPECT_NE(without_engine.err.find("accelbench-engine"), std::string::npos) << without_engine.err;
+}
+
 TEST(Cli, DevicesJson) {
   const auto r = run_cli("devices --json");
   ASSERT_EQ(r.code, 0) << r.err;

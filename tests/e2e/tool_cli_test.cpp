@@ -211,6 +211,20 @@ TEST(ToolCli, InstallsTheBinaryItsManPageAndCompletions) {
   auto [rc, out] = sh(fmt::format("'{}/bin/accelbench' --version", prefix));
   EXPECT_EQ(rc, 0) << out;
   EXPECT_EQ(out.rfind("accelbench ", 0), 0u) << out;
+  // The installed command finds its engine in libexec/accelbench/ (a command that needs libtorch).
+  std::tie(rc, out) = sh(fmt::format("'{}/bin/accelbench' devices --json", prefix));
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_TRUE(std::filesystem::exists(prefix + "/libexec/accelbench/accelbench-engine"));
+  if (!std::string(PYTHON_FOR_TESTS).empty()) {  // the engine finds the installed Python measurer from libexec/
+    const auto json = dir.file("python.json");
+    std::tie(rc, out) = sh(fmt::format("ACCELBENCH_DB='{}' '{}/bin/accelbench' run --impl python --models mlp --devices cpu "
+                                       "--rounds 1 --parity-steps 0 --no-telemetry --no-save --no-progress --batch-size 16 "
+                                       "--max-time-per-case 2s --python '{}' --json '{}'",
+                                       dir.file("h.db"), prefix, PYTHON_FOR_TESTS, json));
+    ASSERT_EQ(rc, 0) << out;
+    const auto measurer = nlohmann::json::parse(slurp(json))["context"]["settings"]["python_measurer"];
+    EXPECT_EQ(measurer["worker"], prefix + "/share/accelbench/python") << measurer.dump();
+  }
   // The Python measurer beside the binary (--impl python finds it there).
   EXPECT_TRUE(std::filesystem::exists(prefix + "/share/accelbench/python/accelbench_worker/__main__.py"));
   const auto man = prefix + "/share/man/man1/accelbench.1";
