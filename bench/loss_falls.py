@@ -56,7 +56,8 @@ def main() -> int:
     p.add_argument("--seeds", type=int, default=10, help="seeds 0..N-1")
     p.add_argument("--bin", default=os.environ.get("BIN", "build/accelbench"))
     p.add_argument("--python", default="", help="the interpreter of the Python cases (accelbench's default otherwise)")
-    p.add_argument("--out", default="", help="a folder for each seed's run JSON and the summary (loss_falls.json)")
+    p.add_argument("--out", default="", help="a folder for each seed's run JSON and the summary (loss_falls.json); "
+                   "seeds already there are kept, not run again (an interrupted run resumes)")
     p.add_argument("--from", dest="from_dir", default="",
                    help="summarize the seed*.json runs already in this folder (an interrupted --out) instead of running")
     p.add_argument("extra", nargs="*", help="more accelbench run flags, after --")
@@ -76,6 +77,9 @@ def main() -> int:
             if not os.path.exists(path):
                 continue
             with open(path) as f:
+                cases = json.load(f)["cases"]
+        elif a.out and os.path.exists(os.path.join(scratch, f"seed{seed}.json")):  # resumed: kept as it ran
+            with open(os.path.join(scratch, f"seed{seed}.json")) as f:
                 cases = json.load(f)["cases"]
         else:
             cases = run_seed(a, seed, scratch)

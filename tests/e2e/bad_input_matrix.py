@@ -903,9 +903,13 @@ def main():
     try:
         # A private copy, so that a rebuild of the binary during the matrix (a shared build folder)
         # does not pull it away mid-run; the original when the copy does not run (a relative rpath).
+        # The engine (accelbench-engine, beside the command) is copied with it; `devices` needs both.
         copy = os.path.join(root, "accelbench")
         shutil.copy2(binary, copy)
-        if subprocess.run([copy, "--version"], capture_output=True).returncode == 0:
+        engine = os.path.join(os.path.dirname(binary), "accelbench-engine")
+        if os.path.exists(engine):
+            shutil.copy2(engine, os.path.join(root, "accelbench-engine"))
+        if subprocess.run([copy, "devices"], capture_output=True).returncode == 0:
             binary = copy
         fixtures = make_fixtures(root, binary)
         runner = Runner(binary, fixtures, root)
