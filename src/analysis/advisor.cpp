@@ -116,7 +116,7 @@ std::string slower_precision_cause(const CaseResult* c, const std::string& dtype
 
 // Precision sweep: the fastest precision that keeps parity; precisions that are slower or drift.
 void advise_precision_sweep(const RunResult& run, const PrecisionSweep& sw, std::vector<Advice>& out) {
-  const std::string base = fmt::format("{} on {}", sw.model, sw.device);
+  const std::string base = fmt::format("{} on {}", sweep_loop_label(sw), sw.device);
   const int steps = sw.parity_steps;
   for (const auto& p : sw.points) {
     const auto& name = p.precision;
@@ -170,7 +170,7 @@ void advise_setting_sweep(const SettingSweep& sw, std::vector<Advice>& out) {
   if (!sw.best) return;
   const bool threads = sw.kind == "threads";
   const int best = *sw.best;
-  const std::string subject = fmt::format("{} on {}", sw.model, sw.device);
+  const std::string subject = fmt::format("{} on {}", sweep_loop_label(sw), sw.device);
   const SettingSweepPoint *at_best = nullptr, *top = nullptr, *zero = nullptr;
   for (const auto& p : sw.points) {
     if (!p.samples_per_s || (!threads && p.setting == kStagedWorkers)) continue;
@@ -205,7 +205,7 @@ void advise_setting_sweep(const SettingSweep& sw, std::vector<Advice>& out) {
 void advise_crossover(const CrossoverSweep& sw, std::vector<Advice>& out) {
   const auto& c = sw.crossover;
   const auto& axis = sw.axis;
-  const std::string subject = fmt::format("{} on {} vs cpu", sw.model, sw.device);
+  const std::string subject = fmt::format("{} on {} vs cpu", sweep_loop_label(sw), sw.device);
   auto speedup_at = [&](std::int64_t x) -> std::string {
     for (const auto& p : sw.points)
       if (p.x == x && p.speedup) return format_ratio_ci(*p.speedup);

@@ -33,6 +33,8 @@ std::string py_model_case_name(const std::string& text) {
   return model_file_case_name(path);
 }
 
+}  // namespace
+
 void check_python_flag_use(const CLI::App& cmd, bool python, const std::string& optimizer) {
   for (const char* flag : {"--python", "--py-optimizer", "--compile"})
     if (!python && cmd.count(flag)) throw UsageError(fmt::format("{} needs --impl python (or cpp,python) or --py-model", flag));
@@ -53,6 +55,7 @@ CaseSpec python_twin(const CaseSpec& c, const std::string& compile) {
   return p;
 }
 
+namespace {
 // The plan's built-in cases in the implementations asked (each case's twins side by side), the graphs
 // cases the C++ engine's only; then the --py-model's cases, on every device and precision.
 void expand_plan(Plan& plan, const std::vector<std::string>& impls, const std::string& compile, bool builtins,
@@ -79,6 +82,13 @@ void expand_plan(Plan& plan, const std::vector<std::string>& impls, const std::s
   plan.cases = std::move(out);
 }
 }  // namespace
+
+std::string checked_compile_mode(const PythonFlags& f, const CLI::App& cmd) {
+  const std::string compile = cmd.count("--compile") && f.compile.empty() ? "default" : f.compile;
+  if (!compile.empty() && !contains(kCompileModes, compile))
+    throw UsageError(fmt::format("unknown --compile mode '{}'; available: default, reduce-overhead, max-autotune", compile));
+  return compile;
+}
 
 void add_python_options(CLI::App* cmd, PythonFlags& f, WorkloadInputs& in) {
   cmd->add_option("--impl", f.impl,
@@ -107,9 +117,7 @@ PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteR
   const auto& st = req.options.settings;
   if (req.options.inputs.workers >= 0 || st.phases || st.full_epoch)
     throw UsageError("--workers, --phases and --full-epoch are the C++ engine's: measure them with --impl cpp");
-  const std::string compile = cmd.count("--compile") && f.compile.empty() ? "default" : f.compile;
-  if (!compile.empty() && !contains(kCompileModes, compile))
-    throw UsageError(fmt::format("unknown --compile mode '{}'; available: default, reduce-overhead, max-autotune", compile));
+  const auto compile = checked_compile_mode(f, cmd);
   const std::string py_case = req.options.inputs.py_model.empty() ? "" : py_model_case_name(req.options.inputs.py_model);
   if (!py_case.empty() && contains(models, py_case)) throw UsageError(fmt::format("--py-model {}: its name is a built-in workload's", py_case));
   if (!py_case.empty() && (req.options.inputs.model_input.empty() != req.options.inputs.model_target.empty()))
@@ -119,32 +127,10 @@ PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteR
   expand_plan(req.plan, impls, compile, builtins, py_case);
   if (!builtins) models.clear();
   if (!py_case.empty()) models.push_back(py_case);
-  const auto worker_dir = python_worker_dir();
-  const auto interpreter = find_python(f.python, worker_dir);
-  for (const auto& c : req.plan.cases)
-    if (is_python(c) && c.device.rfind("cuda", 0) == 0 && !interpreter.cuda)
-      throw UsageError(fmt::format("{}: its torch {} has no CUDA, and the Python cases on {} need it (--python names another)",
-                                   interpreter.path, interpreter.torch_version, c.device));
-  auto& in = req.options.inputs;
-  in.python = interpreter.path;
-  in.py_optimizer = f.py_optimizer;
+  auto setup = find_python_setup(f.python, f.py_optimizer, req.plan.cases, req.options.inputs);
   const auto first = std::find_if(req.plan.cases.begin(), req.plan.cases.end(), [&](const CaseSpec& c) { return c.workload == py_case; });
-  if (first != req.plan.cases.end()) check_python_case(worker_dir, *first, req.options);  // import, factory, forward at batch 2
-  return PythonSetup{worker_dir, interpreter.path, interpreter.python_version, interpreter.torch_version};
-}
-
-nlohmann::json python_context(const PythonSetup& s) {
-  if (!s.active()) return nullptr;
-  return {{"interpreter", s.interpreter}, {"python", s.python_version}, {"torch", s.torch_version}, {"worker", s.worker_dir}};
-}
-
-std::unique_ptr<CaseMeasurer> with_python_cases(std::unique_ptr<CaseMeasurer> cpp, const PythonSetup& setup) {
-  if (!setup.active()) return cpp;
-  struct Owning : PythonMeasurer {
-    Owning(std::unique_ptr<CaseMeasurer> inner, const std::string& dir) : PythonMeasurer(*inner, dir), owned(std::move(inner)) {}
-    std::unique_ptr<CaseMeasurer> owned;
-  };
-  return std::make_unique<Owning>(std::move(cpp), setup.worker_dir);
+  if (first != req.plan.cases.end()) check_python_case(setup.worker_dir, *first, req.options);  // import, factory, forward at batch 2
+  return setup;
 }
 
 }  // namespace accelbench

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/measurement.h"
+#include "drivers/python_measurer.h"
 #include "drivers/suite.h"
 
 namespace CLI {
@@ -24,12 +25,6 @@ struct PythonFlags {
 // --py-model FILE.py:FACTORY fills inputs.py_model (checked with the other inputs).
 void add_python_options(CLI::App* cmd, PythonFlags& flags, WorkloadInputs& inputs);
 
-// What the Python cases run with, for the context block; empty when the run has none.
-struct PythonSetup {
-  std::string worker_dir;
-  std::string interpreter, python_version, torch_version;
-  bool active() const { return !interpreter.empty(); }
-};
 
 // Checks the flags and applies them to the request's plan and inputs (`models` gains the
 // --py-model case's name). Runs the interpreter (its torch) and the --py-model's check at batch 2:
@@ -37,10 +32,23 @@ struct PythonSetup {
 PythonSetup apply_python_flags(const PythonFlags& flags, const CLI::App& cmd, SuiteRequest& request,
                                std::vector<std::string>& models);
 
-// The context block's entry ("python_measurer" in the settings), or null.
-nlohmann::json python_context(const PythonSetup& setup);
+// A sweep's implementation: --impl cpp or python (one a sweep), --python, --py-optimizer, --compile.
+// In sweep_command.cpp.
+void add_python_sweep_options(CLI::App* cmd, PythonFlags& flags);
 
-// The round measurer with Python cases through the worker when the run has any.
-std::unique_ptr<CaseMeasurer> with_python_cases(std::unique_ptr<CaseMeasurer> cpp, const PythonSetup& setup);
+// Checks a sweep's flags; with --impl python its base case becomes the Python twin (every point
+// measured by the worker) and `inputs` names the interpreter. UsageError, one line, for bad input.
+// In sweep_command.cpp.
+PythonSetup apply_python_sweep_flags(const PythonFlags& flags, const CLI::App& cmd, CaseSpec& base, WorkloadInputs& inputs);
+
+// What run and the sweeps share. --python, --py-optimizer and --compile without a Python case are
+// refused, as is an unknown --py-optimizer.
+void check_python_flag_use(const CLI::App& cmd, bool python, const std::string& optimizer);
+// --compile's mode ("" eager; "default" for a bare --compile), checked.
+std::string checked_compile_mode(const PythonFlags& flags, const CLI::App& cmd);
+// The Python twin of a built-in case (UsageError where there is none, or for --checkpoint).
+CaseSpec python_twin(const CaseSpec& c, const std::string& compile);
+
+
 
 }  // namespace accelbench

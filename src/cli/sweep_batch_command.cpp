@@ -17,6 +17,7 @@
 namespace accelbench {
 
 namespace {
+constexpr unsigned kSweepBatchOptions = kSweepDeviceOption | kSweepDtypeOption | kSweepThreadsOption | kSweepPythonOption;
 
 struct SweepBatchOptions {
   SweepCommonOptions common;
@@ -31,7 +32,7 @@ int execute_sweep_batch(const SweepBatchOptions& o, const CLI::App& cmd) {
   check_batch_size(o.from, "--from");
   if (cmd.count("--to")) check_batch_size(o.to, "--to");
   if (cmd.count("--to") && o.from > o.to) throw UsageError(fmt::format("--from {} is larger than --to {}", o.from, o.to));
-  auto s = prepare_sweep(o.common, cmd, kSweepDeviceOption | kSweepDtypeOption | kSweepThreadsOption, "batch");
+  auto s = prepare_sweep(o.common, cmd, kSweepBatchOptions, "batch");
   BatchSweepRequest r;
   r.base = s.base;
   r.options = s.measure;
@@ -65,7 +66,7 @@ void add_sweep_batch_command(CLI::App& sweep, Action& action) {
   auto* cmd = sweep.add_subcommand(
       "batch", "Throughput and peak memory against batch size: doubling from --from, then a bisection after the first "
                "out-of-memory to find the largest batch that fits; the knee");
-  add_common_sweep_options(cmd, o->common, kSweepDeviceOption | kSweepDtypeOption | kSweepThreadsOption);
+  add_common_sweep_options(cmd, o->common, kSweepBatchOptions);
   cmd->add_option("--from", o->from, "First batch size of the doubling")->capture_default_str();
   cmd->add_option("--to", o->to,
                   fmt::format("Last batch size (default {} on an accelerator, {} on the CPU, which may never run out)",

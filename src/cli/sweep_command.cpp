@@ -14,6 +14,32 @@
 
 namespace accelbench {
 
+void add_python_sweep_options(CLI::App* cmd, PythonFlags& f) {
+  cmd->add_option("--impl", f.impl,
+                  "Which loop trains the model at every point: cpp (the C++ engine) or python (its Python twin, PyTorch's "
+                  "modules and optimizer, in a Python child process)")
+      ->capture_default_str();
+  cmd->add_option("--python", f.python, "The Python the Python points run under (default: the first python3 that imports torch)");
+  cmd->add_option("--py-optimizer", f.py_optimizer,
+                  "The Python points' optimizer: adam (PyTorch's default), adam:fused, adam:foreach, adamw[:fused], sgd");
+  cmd->add_option("--compile", f.compile, "torch.compile the Python points' model: default, reduce-overhead or max-autotune")
+      ->expected(0, 1)
+      ->default_str("default");
+}
+
+PythonSetup apply_python_sweep_flags(const PythonFlags& f, const CLI::App& cmd, CaseSpec& base, WorkloadInputs& inputs) {
+  if (f.impl.find(',') != std::string::npos)
+    throw UsageError(fmt::format("--impl takes one implementation per sweep (got '{}'): sweep cpp and python in turn", f.impl));
+  if (f.impl != "cpp" && f.impl != "python") throw UsageError(fmt::format("unknown --impl '{}'; available: cpp, python", f.impl));
+  const bool python = f.impl == "python";
+  check_python_flag_use(cmd, python, f.py_optimizer);
+  if (!python) return {};
+  if (inputs.workers >= 0) throw UsageError("--workers is the C++ engine's: measure it with --impl cpp");
+  if (base.graphs) throw UsageError("--graphs is the C++ engine's: with --impl python, --compile reduce-overhead captures CUDA graphs");
+  base = python_twin(base, checked_compile_mode(f, cmd));
+  return find_python_setup(f.python, f.py_optimizer, {base}, inputs);
+}
+
 void add_sweep_batch_command(CLI::App& sweep, Action& action);
 void add_sweep_precision_command(CLI::App& sweep, Action& action);
 void add_sweep_threads_command(CLI::App& sweep, Action& action);

@@ -30,6 +30,7 @@ void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set
                 "Gradient checkpointing of the encoder blocks (transformer, bert-base): less memory, more compute");
   if (set & kSweepDeviceOption)
     cmd->add_flag("--graphs", o.graphs, "Each point with its whole training step captured as one CUDA graph and replayed");
+  if (set & kSweepPythonOption) add_python_sweep_options(cmd, o.python);
   add_timing_options(cmd, o.timing, "point");
   add_workload_input_options(cmd, o.inputs);
   cmd->add_option("--json", o.json_path, "Write the sweep (run schema plus a \"sweep\" block) to this JSON file, point by point (tables stay on stdout)");
@@ -41,7 +42,6 @@ void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set
 SweepSetup::SweepSetup() = default;
 SweepSetup::~SweepSetup() = default;
 SweepSetup::SweepSetup(SweepSetup&&) noexcept = default;
-
 namespace {
 nlohmann::json settings_of(const SweepCommonOptions& o, const SweepSetup& s, const std::string& kind) {
   const auto& st = s.measure.settings;
@@ -106,10 +106,12 @@ SweepSetup prepare_sweep(const SweepCommonOptions& o, const CLI::App& cmd, unsig
   if (!o.json_path.empty()) check_writable(o.json_path, "--json");
   if (!o.no_save) check_distinct_files(o.json_path, "--json", o.db_path.empty() ? HistoryStore::default_path() : o.db_path, "--db");
   if (!o.no_save) check_db_folder(o.db_path);
-  engine::validate_case(b, o.inputs);
   s.measure.inputs = o.inputs;
+  if (set & kSweepPythonOption) s.python = apply_python_sweep_flags(o.python, cmd, b, s.measure.inputs);
+  engine::validate_case(b, o.inputs);
   s.measure.settings = timing.settings;
   s.settings = settings_of(o, s, kind);
+  if (s.python.active()) s.settings["python_measurer"] = python_context(s.python);
   if (!o.inputs.model_file.empty()) s.settings.update(nlohmann::json(o.inputs));  // the model file and its batch
   if (set & kSweepBatchOption) s.settings["batch_size"] = o.batch_size;
   if (!b.device.empty()) s.settings["devices"] = nlohmann::json::array({b.device});
@@ -128,6 +130,7 @@ SweepEnvironment sweep_environment(SweepSetup& s, const std::string& command) {
   env.context = collect_context(s.settings);
   env.budget_s = s.budget_s;
   env.max_per_point_s = s.max_per_point_s;
+  s.measurer = with_python_cases(std::move(s.measurer), s.python);  // unchanged without Python points
   // Each point in rounds like a run's cases (fresh child processes unless --in-process-rounds).
   if (s.rounds > 1) {
     s.by_rounds = std::make_unique<RoundsMeasurer>(*s.measurer, RoundsPolicy{s.rounds, s.rounds + 3});

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/common_options.h"
+#include "cli/python_cases.h"
 #include "core/measurement.h"
 #include "core/options.h"
 #include "core/results.h"
@@ -40,6 +41,7 @@ struct SweepCommonOptions {
   std::string db_path;
   bool no_save = false;
   bool quick = false;               // --quick: kQuickSweep* below unless given
+  PythonFlags python;               // --impl, --python, --py-optimizer, --compile (kSweepPythonOption)
 };
 
 // --quick on a sweep: +-5% target, 5 samples, 0.2 s minimum, 10 s per point, 1 minute budget (each
@@ -56,6 +58,7 @@ enum SweepOptionSet : unsigned {
   kSweepDtypeOption = 1u << 1,
   kSweepThreadsOption = 1u << 2,
   kSweepDeviceOption = 1u << 3,
+  kSweepPythonOption = 1u << 4,  // the Python measurer's flags: every point as the Python twin
 };
 void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set);
 
@@ -73,6 +76,7 @@ struct SweepSetup {
   std::unique_ptr<CaseMeasurer> by_rounds;  // the rounds over `measurer`, made by sweep_environment
   std::unique_ptr<ParityTrainer> parity;
   std::unique_ptr<FanOutPrinter> printer;   // the terminal (per-point lines) and --json
+  PythonSetup python;                       // active: the points are the Python twin's (the worker measures them)
   SweepSetup();
   ~SweepSetup();
   SweepSetup(SweepSetup&&) noexcept;

@@ -17,6 +17,8 @@
 namespace accelbench {
 
 namespace {
+constexpr unsigned kSweepCrossoverOptions =
+    kSweepDeviceOption | kSweepBatchOption | kSweepDtypeOption | kSweepThreadsOption | kSweepPythonOption;
 
 struct SweepCrossoverOptions {
   SweepCommonOptions common;
@@ -56,7 +58,7 @@ int execute_sweep_crossover(const SweepCrossoverOptions& o, const CLI::App& cmd)
     throw UsageError("--from and --to are batch sizes: with --axis width, give --widths and --batch-size");
   }
   const auto widths = o.axis == "width" ? parse_widths(o.widths) : std::vector<std::int64_t>{};
-  auto s = prepare_sweep(o.common, cmd, kSweepDeviceOption | kSweepBatchOption | kSweepDtypeOption | kSweepThreadsOption,
+  auto s = prepare_sweep(o.common, cmd, kSweepCrossoverOptions,
                          "crossover");
   if (engine::is_cpu(s.base.device))
     throw UsageError("sweep crossover compares an accelerator with the CPU: --device must be an accelerator (cuda, mps), not cpu");
@@ -83,7 +85,7 @@ void add_sweep_crossover_command(CLI::App& sweep, Action& action) {
   auto* cmd = sweep.add_subcommand(
       "crossover", "Where an accelerator overtakes the CPU: the speed-up with its CI over batch sizes (or mlp widths, "
                    "--axis width), and the smallest value from which the accelerator stays ahead");
-  add_common_sweep_options(cmd, o->common, kSweepDeviceOption | kSweepBatchOption | kSweepDtypeOption | kSweepThreadsOption);
+  add_common_sweep_options(cmd, o->common, kSweepCrossoverOptions);
   cmd->add_option("--axis", o->axis, "batch (batch sizes --from..--to, doubling) or width (mlp hidden widths --widths)")
       ->capture_default_str();
   cmd->add_option("--from", o->from, "First batch size (--axis batch)")->capture_default_str();

@@ -16,6 +16,7 @@
 namespace accelbench {
 
 namespace {
+constexpr unsigned kSweepPrecisionOptions = kSweepDeviceOption | kSweepBatchOption | kSweepThreadsOption | kSweepPythonOption;
 
 struct SweepPrecisionOptions {
   SweepCommonOptions common;
@@ -46,11 +47,14 @@ int execute_sweep_precision(const SweepPrecisionOptions& o, const CLI::App& cmd)
   if (cmd.count("--dtype")) throw UsageError("sweep precision sweeps the precisions: name them with --dtypes, not --dtype");
   if (o.parity_steps < 0 || o.parity_steps > 1000)
     throw UsageError(fmt::format("--parity-steps must be in [0, 1000] (got {})", o.parity_steps));
-  auto s = prepare_sweep(o.common, cmd, kSweepDeviceOption | kSweepBatchOption | kSweepThreadsOption, "precision");
+  // Parity trains the C++ engine's model: a Python sweep has none (its loss before and after is in each point).
+  if (o.common.python.impl == "python" && cmd.count("--parity-steps") && o.parity_steps > 0)
+    throw UsageError("--parity-steps: parity is the C++ engine's; with --impl python give --parity-steps 0 or leave it out");
+  auto s = prepare_sweep(o.common, cmd, kSweepPrecisionOptions, "precision");
   PrecisionSweepRequest r;
   r.base = s.base;
   r.options = s.measure;
-  r.parity_steps = o.parity_steps;
+  r.parity_steps = is_python(r.base) ? 0 : o.parity_steps;
   r.precisions = precisions_of(o, r.base.device);
   // A precision the workload refuses (dcgan has no float16) is bad input when asked for by name.
   r.refused.resize(r.precisions.size());
@@ -66,7 +70,7 @@ int execute_sweep_precision(const SweepPrecisionOptions& o, const CLI::App& cmd)
   }
   s.parity = engine::parity_trainer();
   s.settings["dtypes"] = r.precisions;
-  s.settings["parity_steps"] = o.parity_steps;
+  s.settings["parity_steps"] = r.parity_steps;
   return run_precision_sweep(r, sweep_environment(s, "sweep precision")).exit_code;
 }
 
@@ -77,7 +81,7 @@ void add_sweep_precision_command(CLI::App& sweep, Action& action) {
   auto* cmd = sweep.add_subcommand(
       "precision", "float32, tfloat32 (CUDA), bfloat16, float16 on one device: speed-up over float32 with its CI, and the "
                    "loss and gradient norm after K identical steps against float32's");
-  add_common_sweep_options(cmd, o->common, kSweepDeviceOption | kSweepBatchOption | kSweepThreadsOption);
+  add_common_sweep_options(cmd, o->common, kSweepPrecisionOptions);
   cmd->add_option("--dtypes", o->dtypes,
                   "Comma-separated precisions (default: every one the device supports: cpu float32,bfloat16,float16; cuda "
                   "adds tfloat32)");

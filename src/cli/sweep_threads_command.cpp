@@ -14,6 +14,7 @@
 namespace accelbench {
 
 namespace {
+constexpr unsigned kSweepThreadsOptions = kSweepBatchOption | kSweepDtypeOption | kSweepPythonOption;
 
 struct SweepThreadsOptions {
   SweepCommonOptions common;
@@ -24,7 +25,7 @@ int execute_sweep_threads(const SweepThreadsOptions& o, const CLI::App& cmd) {
   if (cmd.count("--max-threads") && o.max_threads < 1)
     throw UsageError(fmt::format("--max-threads must be at least 1 (got {})", o.max_threads));
   check_threads(o.max_threads, "--max-threads");  // at most 4 per logical core
-  auto s = prepare_sweep(o.common, cmd, kSweepBatchOption | kSweepDtypeOption, "threads");
+  auto s = prepare_sweep(o.common, cmd, kSweepThreadsOptions, "threads");
   SettingSweepRequest r;
   r.kind = "threads";
   r.base = s.base;
@@ -43,7 +44,7 @@ void add_sweep_threads_command(CLI::App& sweep, Action& action) {
   auto* cmd = sweep.add_subcommand(
       "threads", "CPU training throughput against intra-op threads (1, 2, 4, ... --max-threads): speed-up over one thread, "
                  "efficiency, and the fewest threads within 5% of the best");
-  add_common_sweep_options(cmd, o->common, kSweepBatchOption | kSweepDtypeOption);
+  add_common_sweep_options(cmd, o->common, kSweepThreadsOptions);
   cmd->add_option("--max-threads", o->max_threads, "Most threads (default: torch's default, one per physical core)");
   cmd->callback([&action, o, cmd]() { action = [o, cmd]() { return execute_sweep_threads(*o, *cmd); }; });
 }

@@ -70,6 +70,19 @@ const char* crossover_kind_name(CrossoverKind kind) {
   return "none";
 }
 
+// The loop every point ran in ("impl", "compile"), written only for the Python twin: a C++ sweep's
+// JSON is as it was.
+template <class Sweep>
+void put_implementation(json& j, const Sweep& v) {
+  if (!v.impl.empty()) j["impl"] = v.impl;
+  if (!v.compile.empty()) j["compile"] = v.compile;
+}
+template <class Sweep>
+void get_implementation(const json& j, Sweep& v) {
+  get_if(j, "impl", v.impl);
+  get_if(j, "compile", v.compile);
+}
+
 // ---- batch ------------------------------------------------------------------------------------
 
 void to_json(json& j, const BatchSweep& v) {
@@ -84,6 +97,7 @@ void to_json(json& j, const BatchSweep& v) {
            {"width", v.width},      {"checkpoint", v.checkpoint}, {"graphs", v.graphs}, {"from", v.from},             {"to", v.to},
            {"to_default", v.to_default}, {"isolated", v.isolated}, {"knee_tolerance", v.knee_tolerance},
            {"points", pts},         {"finished", v.finished}};
+  put_implementation(j, v);
   put_optional(j, "memory_limit_bytes", v.memory_limit_bytes);
   put_optional(j, "knee", v.knee);
   put_optional(j, "best_batch", v.best_batch);
@@ -100,6 +114,7 @@ void from_json(const json& j, BatchSweep& v) {
   j.at("device").get_to(v.device);
   j.at("dtype").get_to(v.dtype);
   get_if(j, "width", v.width);
+  get_implementation(j, v);
   get_if(j, "checkpoint", v.checkpoint);
   get_if(j, "graphs", v.graphs);
   get_if(j, "from", v.from);
@@ -152,6 +167,7 @@ void to_json(json& j, const PrecisionSweep& v) {
            {"batch", v.batch},     {"width", v.width},           {"checkpoint", v.checkpoint}, {"graphs", v.graphs},
            {"reference", v.reference}, {"parity_steps", v.parity_steps}, {"parity_tolerance", v.parity_tolerance},
            {"parity_threshold", v.parity_threshold}, {"points", pts}, {"finished", v.finished}};
+  put_implementation(j, v);
   put_optional(j, "parity_floor", v.parity_floor);
   put_optional(j, "best", v.best);
 }
@@ -161,6 +177,7 @@ void from_json(const json& j, PrecisionSweep& v) {
   j.at("device").get_to(v.device);
   get_if(j, "batch", v.batch);
   get_if(j, "width", v.width);
+  get_implementation(j, v);
   get_if(j, "checkpoint", v.checkpoint);
   get_if(j, "graphs", v.graphs);
   get_if(j, "reference", v.reference);
@@ -210,6 +227,7 @@ void to_json(json& j, const SettingSweep& v) {
   j = json{{"kind", v.kind}, {"model", v.model}, {"device", v.device}, {"dtype", v.dtype}, {"batch", v.batch},
            {"width", v.width}, {"checkpoint", v.checkpoint}, {"graphs", v.graphs}, {"points", pts}, {"tolerance", v.tolerance},
            {"finished", v.finished}};
+  put_implementation(j, v);
   if (workers) put_optional(j, "staged_samples_per_s", v.staged_samples_per_s);
   put_optional(j, ("best_" + v.kind).c_str(), v.best);
   put_optional(j, "best_samples_per_s", v.best_samples_per_s);
@@ -222,6 +240,7 @@ void from_json(const json& j, SettingSweep& v) {
   get_if(j, "dtype", v.dtype);
   get_if(j, "batch", v.batch);
   get_if(j, "width", v.width);
+  get_implementation(j, v);
   get_if(j, "checkpoint", v.checkpoint);
   get_if(j, "graphs", v.graphs);
   get_if(j, "tolerance", v.tolerance);
@@ -259,6 +278,7 @@ void to_json(json& j, const CrossoverSweep& v) {
   j = json{{"kind", "crossover"}, {"axis", v.axis}, {"model", v.model}, {"device", v.device},
            {"baseline_device", v.baseline_device}, {"dtype", v.dtype}, {"width", v.width}, {"points", pts},
            {"crossover", c}, {"finished", v.finished}};
+  put_implementation(j, v);
   put_optional(j, "batch", v.batch);
 }
 
@@ -270,6 +290,7 @@ void from_json(const json& j, CrossoverSweep& v) {
   get_if(j, "dtype", v.dtype);
   get_optional(j, "batch", v.batch);
   get_if(j, "width", v.width);
+  get_implementation(j, v);
   get_if(j, "finished", v.finished);
   // The crossover's text is what a chart needs; its kind and `at` what advice needs (absent: none).
   const auto& c = j.at("crossover");

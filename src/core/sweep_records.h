@@ -35,10 +35,25 @@ struct BisectionRange {
   std::int64_t low = 0, high = 0, resolution = 1;
 };
 
-// The sweep's model label ("mlp[graphs]"): model_label() of its model, width, checkpointing, graphs.
+// The sweep's model label ("mlp[graphs]", "mlp[python]"): model_label() of its model, width,
+// checkpointing, graphs and the loop that trains it.
 template <class Sweep>
 std::string sweep_model_label(const Sweep& s) {
-  return model_label(CaseSpec{s.model, "", "", 0, 0, s.width, s.checkpoint, s.graphs});
+  CaseSpec spec{s.model, "", "", 0, 0, s.width, s.checkpoint, s.graphs};
+  spec.impl = s.impl;
+  spec.compile = s.compile;
+  return model_label(spec);
+}
+
+// The sweep's model and the loop that trains it ("mlp", "mlp[python]"), for titles and advice that
+// name the model alone.
+template <class Sweep>
+std::string sweep_loop_label(const Sweep& s) {
+  CaseSpec spec;
+  spec.workload = s.model;
+  spec.impl = s.impl;
+  spec.compile = s.compile;
+  return model_label(spec);
 }
 
 struct BatchSweep {
@@ -46,6 +61,7 @@ struct BatchSweep {
   std::int64_t width = 0;
   bool checkpoint = false;
   bool graphs = false;                   // every point's step as one CUDA graph (--graphs)
+  std::string impl, compile;             // the loop at every point ("" the C++ engine, "python") and its compile mode
   std::int64_t from = 0, to = 0;
   bool to_default = false;
   bool isolated = true;
@@ -82,6 +98,7 @@ struct PrecisionSweep {
   std::int64_t batch = 0, width = 0;
   bool checkpoint = false;
   bool graphs = false;                   // --graphs
+  std::string impl, compile;             // the loop at every point ("" the C++ engine, "python") and its compile mode
   std::string reference = "float32";
   int parity_steps = 0;
   double parity_tolerance = kParityTolerance;
@@ -118,6 +135,7 @@ struct SettingSweep {
   std::int64_t batch = 0, width = 0;
   bool checkpoint = false;
   bool graphs = false;                   // --graphs (workers)
+  std::string impl, compile;             // the loop at every point ("" the C++ engine, "python") and its compile mode
   std::vector<SettingSweepPoint> points;
   double tolerance = kKneeTolerance;
   std::optional<double> staged_samples_per_s;   // workers only (the key is absent for threads)
@@ -140,6 +158,7 @@ struct CrossoverSweep {
   std::string model, device, baseline_device = "cpu", dtype;
   std::optional<std::int64_t> batch;     // the batch of a width sweep
   std::int64_t width = 0;
+  std::string impl, compile;             // the loop at every point ("" the C++ engine, "python") and its compile mode
   std::vector<CrossoverSweepPoint> points;
   Crossover crossover;
   std::string crossover_text;

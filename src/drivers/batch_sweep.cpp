@@ -61,6 +61,8 @@ SweepOutcome run_batch_sweep(const BatchSweepRequest& r, const SweepEnvironment&
                                     r.isolated ? ", each point in a child process" : ", in this process"));
   BatchSweep s;
   s.model = r.base.workload;
+  s.impl = r.base.impl;
+  s.compile = r.base.compile;
   s.device = r.base.device;
   s.dtype = r.base.dtype;
   s.width = r.base.width;

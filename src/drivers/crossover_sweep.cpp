@@ -24,11 +24,13 @@ void summarize_crossover(CrossoverSweep& s) {
 
 SweepOutcome run_crossover_sweep(const CrossoverSweepRequest& r, const SweepEnvironment& env) {
   SweepRunner runner(env);
-  runner.printer().plan(fmt::format("crossover of {}: {} against the CPU over {} {}", r.base.workload, r.base.device, r.axis,
+  runner.printer().plan(fmt::format("crossover of {}: {} against the CPU over {} {}", model_label(r.base), r.base.device, r.axis,
                                     fmt::join(r.points, ", ")));
   CrossoverSweep s;
   s.axis = r.axis;
   s.model = r.base.workload;
+  s.impl = r.base.impl;
+  s.compile = r.base.compile;
   s.device = r.base.device;
   s.dtype = r.base.dtype;
   if (r.axis == "width") s.batch = r.base.batch_size;

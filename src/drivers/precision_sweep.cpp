@@ -41,11 +41,13 @@ std::string point_line(const PrecisionSweepPoint& p, const CaseResult& result) {
 
 SweepOutcome run_precision_sweep(const PrecisionSweepRequest& r, const SweepEnvironment& env) {
   SweepRunner runner(env);
-  runner.printer().plan(fmt::format("precision sweep of {} on {} at batch {}: {}; parity after {} steps; {}", model_label(r.base),
-                                    r.base.device, r.base.batch_size, fmt::join(r.precisions, ", "), r.parity_steps,
-                                    runner.budget_text()));
+  const auto parity = r.parity_steps > 0 ? fmt::format("parity after {} steps", r.parity_steps) : std::string("no parity");
+  runner.printer().plan(fmt::format("precision sweep of {} on {} at batch {}: {}; {}; {}", model_label(r.base), r.base.device,
+                                    r.base.batch_size, fmt::join(r.precisions, ", "), parity, runner.budget_text()));
   PrecisionSweep s;
   s.model = r.base.workload;
+  s.impl = r.base.impl;
+  s.compile = r.base.compile;
   s.device = r.base.device;
   s.batch = r.base.batch_size;
   s.width = r.base.width;

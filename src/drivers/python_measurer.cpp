@@ -198,4 +198,31 @@ CaseResult PythonMeasurer::measure(const CaseSpec& spec, const MeasureOptions& o
   return r;
 }
 
+PythonSetup find_python_setup(const std::string& requested_python, const std::string& py_optimizer,
+                              const std::vector<CaseSpec>& cases, WorkloadInputs& in) {
+  const auto worker_dir = python_worker_dir();
+  const auto interpreter = find_python(requested_python, worker_dir);
+  for (const auto& c : cases)
+    if (is_python(c) && c.device.rfind("cuda", 0) == 0 && !interpreter.cuda)
+      throw UsageError(fmt::format("{}: its torch {} has no CUDA, and the Python cases on {} need it (--python names another)",
+                                   interpreter.path, interpreter.torch_version, c.device));
+  in.python = interpreter.path;
+  in.py_optimizer = py_optimizer;
+  return PythonSetup{worker_dir, interpreter.path, interpreter.python_version, interpreter.torch_version};
+}
+
+nlohmann::json python_context(const PythonSetup& s) {
+  if (!s.active()) return nullptr;
+  return {{"interpreter", s.interpreter}, {"python", s.python_version}, {"torch", s.torch_version}, {"worker", s.worker_dir}};
+}
+
+std::unique_ptr<CaseMeasurer> with_python_cases(std::unique_ptr<CaseMeasurer> cpp, const PythonSetup& setup) {
+  if (!setup.active()) return cpp;
+  struct Owning : PythonMeasurer {
+    Owning(std::unique_ptr<CaseMeasurer> inner, const std::string& dir) : PythonMeasurer(*inner, dir), owned(std::move(inner)) {}
+    std::unique_ptr<CaseMeasurer> owned;
+  };
+  return std::make_unique<Owning>(std::move(cpp), setup.worker_dir);
+}
+
 }  // namespace accelbench

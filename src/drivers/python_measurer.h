@@ -4,7 +4,11 @@
 // of the user's interpreter, in place of `_measure-case`. The request and the result are the same
 // JSON (MeasureRequest, CaseResult); the harness derives the case's figures from the samples the
 // worker reports, as for a C++ round. A worker that dies is a crashed case. No torch here.
+#include <nlohmann/json.hpp>
+
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/measurement.h"
 
@@ -47,5 +51,24 @@ class PythonMeasurer : public CaseMeasurer {
   std::string scratch_;
   std::size_t count_ = 0;
 };
+
+// What the Python cases run with, for the context block; empty when the run has none.
+struct PythonSetup {
+  std::string worker_dir;
+  std::string interpreter, python_version, torch_version;
+  bool active() const { return !interpreter.empty(); }
+};
+
+// The worker and the interpreter (`requested_python`, else found) the Python cases run with,
+// checked against their devices (a case on CUDA needs a torch with CUDA); `inputs` names both, and
+// the optimizer, for the worker. UsageError, one line.
+PythonSetup find_python_setup(const std::string& requested_python, const std::string& py_optimizer,
+                              const std::vector<CaseSpec>& cases, WorkloadInputs& inputs);
+
+// The context block's entry ("python_measurer" in the settings), or null.
+nlohmann::json python_context(const PythonSetup& setup);
+
+// The round measurer with Python cases through the worker when `setup` is active, else `cpp`.
+std::unique_ptr<CaseMeasurer> with_python_cases(std::unique_ptr<CaseMeasurer> cpp, const PythonSetup& setup);
 
 }  // namespace accelbench

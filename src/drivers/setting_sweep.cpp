@@ -21,7 +21,7 @@ void plan(const SettingSweepRequest& r, Printer& printer) {
     const auto info = read_host_info();
     const int max_threads = r.settings.empty() ? 0 : r.settings.back();
     printer.plan(fmt::format("threads sweep of {} on the CPU ({} physical, {} logical cores) at batch {}: {} threads",
-                             r.base.workload, info.physical_cores, info.logical_cores, r.base.batch_size,
+                             model_label(r.base), info.physical_cores, info.logical_cores, r.base.batch_size,
                              fmt::join(r.settings, ", ")));
     if (max_threads > info.logical_cores && info.logical_cores > 0)
       printer.note(fmt::format("warning: {} threads on {} logical cores: the threads beyond them share cores", max_threads,
@@ -42,6 +42,8 @@ SettingSweep setting_sweep_block(const SettingSweepRequest& r, const RunResult& 
   SettingSweep s;
   s.kind = r.kind;
   s.model = r.base.workload;
+  s.impl = r.base.impl;
+  s.compile = r.base.compile;
   s.device = threads ? "cpu" : r.base.device;
   s.dtype = r.base.dtype;
   s.batch = r.base.batch_size;

@@ -66,7 +66,7 @@ std::string precision_figure(const PrecisionSweep& sw) {
                  p.parity_ok ? (*p.parity_ok ? "ok" : "drifts") : "-"});
   }
   if (spec.items.empty()) return "";
-  return figure("sweep-precision", fmt::format("Precision sweep: {} on {}", sw.model, sw.device), render_bar_chart(spec), t);
+  return figure("sweep-precision", fmt::format("Precision sweep: {} on {}", sweep_loop_label(sw), sw.device), render_bar_chart(spec), t);
 }
 
 // A crossover sweep's speed-up against its axis, with the CI's bounds and the break-even line.
@@ -85,7 +85,7 @@ std::string crossover_figure(const CrossoverSweep& sw) {
   }
   if (ratio.points.size() < 2) return "";
   spec.series = {ratio, low, high, even};
-  return figure("sweep-crossover", fmt::format("Crossover: {} on {} against the CPU: {}", sw.model, sw.device, sw.crossover_text),
+  return figure("sweep-crossover", fmt::format("Crossover: {} on {} against the CPU: {}", sweep_loop_label(sw), sw.device, sw.crossover_text),
                 render_line_chart(spec), t);
 }
 

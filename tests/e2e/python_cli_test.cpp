@@ -147,3 +147,38 @@ TEST(PythonCli, PythonFlagsAreCheckedWithoutAnInterpreter) {
   expect_usage_error("run --models mlp --devices cpu --no-save --impl python --compile fastest", "unknown --compile mode 'fastest'");
   expect_usage_error("run --models mlp --devices cpu --no-save --impl cpp,python --phases", "are the C++ engine's");
 }
+
+// A sweep of the Python twin: every point measured by the worker, keyed as mlp[python] in the sweep's
+// JSON and the history; the precision sweep without parity (the C++ engine's).
+TEST(PythonCli, SweepsMeasureThePythonTwinAtEveryPoint) {
+  REQUIRE_PYTHON();
+  const std::string timing = " --quick --rounds 1 --no-telemetry --max-time-per-point 3s" + python_flag();
+  accelbench::testing::TempDir dir;
+  const auto db = dir.file("history.db");
+  auto j = run_json("sweep batch --model mlp --device cpu --from 8 --to 16 --impl python --db " + db + timing);
+  ASSERT_EQ(j["cases"].size(), 2u) << j.dump().substr(0, 2000);
+  for (const auto& c : j["cases"]) {
+    EXPECT_EQ(c["impl"], "python");
+    EXPECT_EQ(c["status"], "ok") << c["error"];
+    EXPECT_GT(c["samples"].size(), 0u);
+  }
+  EXPECT_EQ(j["cases"][1]["batch_size"], 16);
+  EXPECT_EQ(j["sweep"]["impl"], "python");  // and the table's title: "batch sweep: mlp[python] on cpu"
+  EXPECT_EQ(j["context"]["settings"]["python_measurer"]["interpreter"], kPython);
+  const auto history = run_cli("history --db " + db);
+  EXPECT_NE(history.out.find("mlp[python]"), std::string::npos) << history.out << history.err;
+  j = run_json("sweep precision --model mlp --device cpu --dtypes float32,bfloat16 --batch-size 8 --impl python --no-save" + timing);
+  ASSERT_EQ(j["cases"].size(), 2u);
+  EXPECT_EQ(j["cases"][1]["impl"], "python");
+  EXPECT_EQ(j["cases"][1]["dtype"], "bfloat16");
+  EXPECT_EQ(j["context"]["settings"]["parity_steps"], 0);
+}
+
+TEST(PythonCli, SweepPythonFlagsAreCheckedBeforeAnythingRuns) {
+  expect_usage_error("sweep batch --model mlp --device cpu --no-save --impl cpp,python", "one implementation per sweep");
+  expect_usage_error("sweep threads --model mlp --no-save --impl rust", "unknown --impl 'rust'");
+  expect_usage_error("sweep batch --model mlp --device cpu --no-save --compile", "--compile needs --impl python");
+  expect_usage_error("sweep precision --model mlp --device cpu --no-save --impl python --parity-steps 3",
+                     "parity is the C++ engine's");
+  expect_usage_error("sweep workers --model mlp --device cpu --no-save --impl python", "--impl");
+}

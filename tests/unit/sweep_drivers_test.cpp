@@ -420,6 +420,24 @@ TEST(SweepRecords, StoredSweepBlocksReadAndWriteBackUnchanged) {
   EXPECT_EQ(read, 8);
 }
 
+// A sweep of the Python twin keeps its loop through the JSON (and its label says it); a C++ sweep's
+// block has no "impl" key, as before.
+TEST(SweepRecords, ThePythonLoopOfASweepRoundTrips) {
+  for (const char* impl : {"", "python"}) {
+    json doc{{"sweep", {{"kind", "threads"}, {"model", "mlp"}, {"device", "cpu"}, {"dtype", "float32"}, {"batch", 16},
+                        {"best_threads", nullptr}, {"points", json::array()}}}};
+    if (*impl) doc["sweep"]["impl"] = impl;
+    if (*impl) doc["sweep"]["compile"] = "default";
+    const auto sweep = sweep_from_document(doc);
+    ASSERT_TRUE(sweep) << impl;
+    const json back = sweep_to_json(*sweep);
+    EXPECT_EQ(back.contains("impl"), *impl != '\0') << back.dump();
+    if (*impl) EXPECT_EQ(back.at("compile"), "default");
+    const auto& setting = std::get<SettingSweep>(*sweep);
+    EXPECT_EQ(sweep_model_label(setting), *impl ? "mlp[python,compile=default]" : "mlp");
+  }
+}
+
 TEST(SweepRecords, MalformedBlocksThrow) {
   EXPECT_THROW(sweep_from_document(json{{"sweep", {{"kind", "batch"}}}}), std::exception);
   EXPECT_THROW(sweep_from_document(json{{"sweep", {{"kind", "crossover"}, {"axis", 1}}}}), std::exception);
