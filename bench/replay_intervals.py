@@ -21,8 +21,10 @@ variances, Welch-Satterthwaite degrees of freedom, as `run` gives them; and
 - paired:  a speed-up's range from its own history of log ratios and its two cases' rounds paired
            by index (a ratio per pair), F test as for a case; the moderated range under 3 dof.
 
-Usage: python3 bench/replay_intervals.py [--first] FOLDER [FOLDER ...]   (standard library only)
-  --first: judge only the first run's intervals (against every run's figure): what a new user sees."""
+Usage: python3 bench/replay_intervals.py [--first] [--cpu-own-kind] FOLDER [FOLDER ...]   (standard library only)
+  --first: judge only the first run's intervals (against every run's figure): what a new user sees.
+  --cpu-own-kind: the alternative of pooling the CPU's cases as a kind of their own, apart from the
+           host-bound accelerator cases (`run` pools them together)."""
 import glob
 import json
 import math
@@ -158,9 +160,12 @@ def moderated(estimates_of_kind, own):
         return own
     return (d0 * s0 + own[1] * own[0]) / (d0 + own[1]), d0 + own[1]
 
+CPU_OWN_KIND = False  # --cpu-own-kind: the CPU's cases pooled apart from host-bound accelerator cases
+
+
 def kind_of(c):
     busy = (c.get("device_time") or {}).get("busy_fraction")
-    k = "host-bound"
+    k = "the CPU" if CPU_OWN_KIND and c["device"] == "cpu" else "host-bound"
     if c["device"] != "cpu" and busy is not None and busy >= 0.5:
         k = "partly device-bound" if busy < 0.9 else "device-bound"
     return ("graph replay, " if c.get("graphs") else "") + k
@@ -337,8 +342,10 @@ def label_of(k):
 
 
 def main(argv):
+    global CPU_OWN_KIND
     first_only = "--first" in argv
-    argv = [a for a in argv if a != "--first"]
+    CPU_OWN_KIND = "--cpu-own-kind" in argv
+    argv = [a for a in argv if a not in ("--first", "--cpu-own-kind")]
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
