@@ -105,6 +105,12 @@ double median_of(std::vector<double>& v) {
 }
 }  // namespace
 
+std::optional<RatioEstimate> ratio_of_medians_with_spread(std::span<const double> numerator,
+                                                          std::span<const double> denominator) {
+  if (numerator.size() < 2 || denominator.size() < 2) return std::nullopt;
+  return ratio_of_medians(numerator, denominator);
+}
+
 RatioEstimate ratio_of_medians(std::span<const double> numerator, std::span<const double> denominator,
                                double confidence, int resamples, std::uint64_t seed) {
   if (numerator.empty() || denominator.empty()) throw std::invalid_argument("ratio of medians of no samples");

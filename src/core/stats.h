@@ -3,6 +3,7 @@
 // median, and the ratio of two medians with a bootstrap confidence interval.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -42,6 +43,10 @@ struct RatioEstimate {
 // median(numerator) / median(denominator), with a percentile bootstrap CI (deterministic seed).
 RatioEstimate ratio_of_medians(std::span<const double> numerator, std::span<const double> denominator,
                                double confidence = 0.95, int resamples = 2000, std::uint64_t seed = 12345);
+// ratio_of_medians when both sides have at least two samples; none otherwise: the bootstrap of a
+// single sample has no spread, and its interval would be one value, as sure as it is not.
+std::optional<RatioEstimate> ratio_of_medians_with_spread(std::span<const double> numerator,
+                                                          std::span<const double> denominator);
 // Paired samples, numerator[i] taken beside denominator[i] so that what drifts from pair to pair
 // cancels: the geometric mean of the ratios, with the Student t interval of the mean log ratio.
 // Throws std::invalid_argument unless both have the same size, at least 2, all positive.

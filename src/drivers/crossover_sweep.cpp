@@ -54,11 +54,13 @@ SweepOutcome run_crossover_sweep(const CrossoverSweepRequest& r, const SweepEnvi
       }
       pair.push_back(std::move(result));
     }
-    if (pair[0].ok() && pair[1].ok() && !pair[0].samples.empty() && !pair[1].samples.empty())
-      p.speedup = ratio_of_medians(pair[1].samples, pair[0].samples);
+    if (pair[0].ok() && pair[1].ok()) p.speedup = ratio_of_medians_with_spread(pair[1].samples, pair[0].samples);
     if (p.speedup)
       runner.printer().note(fmt::format("[{}] {} {}: {} is {} the CPU's speed", i + 1, r.axis, p.x, r.base.device,
                                         format_ratio_ci(*p.speedup)));
+    else if (pair[0].ok() && pair[1].ok())
+      runner.printer().note(fmt::format("[{}] {} {}: too few samples for a speed-up (a side has one): more time a point "
+                                        "(--max-time-per-point, --budget) gives it one", i + 1, r.axis, p.x));
     p.device_case_index = runner.run().cases.size();
     p.cpu_case_index = p.device_case_index + 1;
     s.points.push_back(p);

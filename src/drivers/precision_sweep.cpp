@@ -80,7 +80,7 @@ SweepOutcome run_precision_sweep(const PrecisionSweepRequest& r, const SweepEnvi
     if (result.ok() && !result.samples.empty()) {
       if (p.precision == "float32") p.speedup = RatioEstimate{1.0, 1.0, 1.0};
       else if (reference && reference->ok() && !reference->samples.empty())
-        p.speedup = ratio_of_medians(reference->samples, result.samples);
+        p.speedup = ratio_of_medians_with_spread(reference->samples, result.samples);
     }
     if (r.parity_steps > 0 && env.parity) {
       auto trace = env.parity->train(spec, r.options, r.parity_steps);

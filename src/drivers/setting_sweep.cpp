@@ -65,8 +65,8 @@ SettingSweep setting_sweep_block(const SettingSweepRequest& r, const RunResult& 
     if (c.ok() && !c.samples.empty()) {
       p.samples_per_s = c.samples_per_s;
       if (threads && one) {
-        p.speedup = ratio_of_medians(one->samples, c.samples);
-        p.efficiency = p.speedup->ratio / p.setting;
+        p.speedup = ratio_of_medians_with_spread(one->samples, c.samples);
+        if (p.speedup) p.efficiency = p.speedup->ratio / p.setting;
       }
       if (!threads && p.setting == kStagedWorkers) {
         s.staged_samples_per_s = c.samples_per_s;

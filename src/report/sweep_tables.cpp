@@ -213,7 +213,7 @@ std::string render_setting_sweep(const RunResult& run, const SettingSweep& s) {
 
 std::string render_crossover_sweep(const RunResult& run, const CrossoverSweep& s) {
   std::string out = sweep_report_header(
-      run, fmt::format("crossover: {} on {} against the CPU ({}), over {}{}", s.model, s.device, s.dtype,
+      run, fmt::format("crossover: {} on {} against the CPU ({}), over {}{}", sweep_loop_label(s), s.device, s.dtype,
                        s.axis == "batch" ? "batch sizes" : "hidden widths",
                        s.axis == "width" ? fmt::format(" at batch {}", s.batch.value_or(0)) : std::string()));
   Rows t{{s.axis, s.device + " " + throughput_header(run), "cpu " + throughput_header(run), ratio_header("speed-up"), "status"}};
@@ -223,6 +223,7 @@ std::string render_crossover_sweep(const RunResult& run, const CrossoverSweep& s
     const auto& c = run.cases[p.cpu_case_index];
     std::string status = !d.ok() ? s.device + ": " + status_cell(d) : !c.ok() ? "cpu: " + status_cell(c) : "ok";
     if (p.speedup) status = p.speedup->low > 1 ? "accelerator faster" : p.speedup->high < 1 ? "CPU faster" : "within the noise";
+    else if (d.ok() && c.ok()) status = "too few samples";
     t.push_back({std::to_string(p.x), throughput_with_ci(d), throughput_with_ci(c), p.speedup ? format_ratio_ci(*p.speedup) : "-",
                  status});
   }

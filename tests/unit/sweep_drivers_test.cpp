@@ -390,6 +390,35 @@ TEST(SweepDrivers, CrossoverAFailedCaseLeavesItsPointWithoutASpeedup) {
   EXPECT_TRUE(p.said("end [2]: width on cpu failed: child killed by signal 9 (SIGKILL)")) << dump(p.lines);
 }
 
+// A point whose case took one sample has no speed-up (a bootstrap of one sample would give an
+// interval of one value): none in the crossover, the threads or the precision sweep, and the
+// crossover says why; a point with two samples a side has one.
+TEST(SweepDrivers, APointWithOneSampleASideHasNoSpeedup) {
+  auto one_sample_at = [](std::int64_t width) {
+    return [width](const CaseSpec& s, const MeasureOptions&) {
+      auto c = ran(s, s.device == "cpu" ? 1e-5 * static_cast<double>(s.width) : 0.001);
+      if (s.device == "cpu" && s.width == width) c.samples.resize(1);
+      return c;
+    };
+  };
+  FakeMeasurer m(one_sample_at(256));
+  RecordingPrinter p;
+  CaseSpec b = base();
+  b.workload = "mlp";
+  const auto out = run_crossover_sweep({b, {}, "width", {64, 256}}, environment(m, p));
+  const auto s = out.document.at("sweep").get<CrossoverSweep>();
+  EXPECT_TRUE(s.points[0].speedup);
+  EXPECT_FALSE(s.points[1].speedup);
+  EXPECT_EQ(out.exit_code, 0);
+  EXPECT_TRUE(p.said("[2] width 256: too few samples for a speed-up")) << dump(p.lines);
+  EXPECT_FALSE(ratio_of_medians_with_spread(std::vector<double>{1.0}, std::vector<double>{1.0, 2.0}));
+  EXPECT_FALSE(ratio_of_medians_with_spread(std::vector<double>{1.0, 2.0}, std::vector<double>{1.0}));
+  const auto two = ratio_of_medians_with_spread(std::vector<double>{2.0, 2.2}, std::vector<double>{1.0, 1.1});
+  ASSERT_TRUE(two);
+  EXPECT_NEAR(two->ratio, 2.0, 1e-9);
+  EXPECT_LT(two->low, two->high);
+}
+
 // ---- the records' JSON --------------------------------------------------------------------------
 
 // Each stored sweep block (tests/data/sweep-records.json: the sweep blocks of H200 and 2-core CPU
