@@ -8,6 +8,8 @@
 #     same step at the same settings (fused Adam, batch 64, float32): pairs of processes run
 #     alternately, 5 each per model and device; within 3% means the measurer adds no time of its own.
 #   bash bench/gpu/python-measurer.sh OUT_DIR      (about 25 minutes on an H200 with 16 host cores)
+# AGREEMENT_ONLY=1 runs part 3 alone; AGREE_DEVICES ("cpu cuda"), AGREE_MODELS ("mlp cnn
+# transformer"), AGREE_PAIRS (5) and AGREE_S (20, seconds a process) narrow it.
 # Writes side-by-side.{json,txt}, advise.txt, dict-{eager,compiled}.{json,txt},
 # builtin-compiled.{json,txt}, agree-*.json and agreement.txt under OUT_DIR.
 set -uo pipefail
@@ -18,6 +20,7 @@ run_to() {  # NAME ARGS...: accelbench run, its JSON, table and stderr under OUT
   shift
   timed "run $name" "$BIN" run --python "$PY" --no-progress --json "$OUT/$name.json" "$@" > "$OUT/$name.txt" 2> "$OUT/$name.err"
 }
+if [[ -z ${AGREEMENT_ONLY:-} ]]; then
 run_to side-by-side --impl cpp,python --models mlp,cnn,transformer --devices cpu,cuda --budget 8m
 cat "$OUT/side-by-side.txt"
 "$BIN" advise "$OUT/side-by-side.json" > "$OUT/advise.txt" 2>&1
@@ -29,15 +32,16 @@ run_to dict-eager "${dict[@]}"
 run_to dict-compiled "${dict[@]}" --compile reduce-overhead
 run_to builtin-compiled --impl python --models mlp,cnn --devices cuda --compile reduce-overhead --budget none
 for f in dict-eager dict-compiled builtin-compiled; do echo "== $f"; cat "$OUT/$f.txt"; done
+fi
 
 # Agreement: the same step (fused Adam, float32, batch 64), one process of each at a time, alternating.
-for dev in cpu cuda; do
-  for m in mlp cnn transformer; do
-    for i in 1 2 3 4 5; do
+for dev in ${AGREE_DEVICES:-cpu cuda}; do
+  for m in ${AGREE_MODELS:-mlp cnn transformer}; do
+    for i in $(seq 1 "${AGREE_PAIRS:-5}"); do
       "$BIN" run --impl python --py-optimizer adam:fused --models "$m" --devices "$dev" --python "$PY" --rounds 1 \
-        --max-time-per-case 20s --budget none --parity-steps 0 --no-save --no-progress \
+        --max-time-per-case "${AGREE_S:-20}s" --budget none --parity-steps 0 --no-save --no-progress \
         --json "$OUT/agree-$dev-$m-$i-accelbench.json" > /dev/null 2>> "$OUT/agree.err"
-      "$PY" bench/python/article_models.py --models "$m" --device "$dev" --batch-size 64 --max-time 20 --quiet \
+      "$PY" bench/python/article_models.py --models "$m" --device "$dev" --batch-size 64 --max-time "${AGREE_S:-20}" --quiet \
         --json "$OUT/agree-$dev-$m-$i-article.json" > /dev/null 2>> "$OUT/agree.err"
     done
   done

@@ -92,7 +92,7 @@ void add_timing_options(CLI::App* cmd, TimingFlags& f, const std::string& unit) 
   cmd->add_flag("--no-telemetry", f.no_telemetry, "Do not sample energy, power, temperature, clocks and memory");
   cmd->add_option("--rounds", f.rounds,
                   fmt::format("Measure each {} in N independent rounds, each in a fresh process; the interval comes from "
-                              "the rounds (more are added, up to N + 3, while they disagree)", unit));
+                              "the rounds (more are added, up to N + 3, while they disagree, and up to 4 where they agree and time allows)", unit));
   cmd->add_flag("--in-process-rounds", f.in_process_rounds, "Run the rounds in this process (a fresh model each)");
 }
 

@@ -24,17 +24,6 @@ struct CaseRounds {
   int left() const { return final ? 0 : std::max(0, planned - static_cast<int>(rounds.size())); }
 };
 
-// When the planned rounds are done: one more round while they disagree beyond the target, each is
-// precise (more samples would not help), and the case has time for about one more round.
-bool wants_another_round(const CaseRounds& c, const RoundsPolicy& policy, double ci_target, double case_left_s) {
-  if (c.rounds.size() < 2 || c.planned >= policy.max_rounds) return false;
-  const auto merged = merge_rounds(c.rounds, ci_target);
-  const auto by_round = samples_by_round(merged);
-  const auto h = median_ci_hierarchical(by_round);
-  const double round_s = c.spent_s / static_cast<double>(c.rounds.size());
-  return rounds_agreement(by_round, h, ci_target).add_rounds && case_left_s > 0.5 * round_s;
-}
-
 class InterleavedRounds {
  public:
   InterleavedRounds(const InterleavedRoundsPlan& plan, CaseMeasurer& each_round, const InterleavedRoundsEvents& events)
@@ -178,7 +167,7 @@ class InterleavedRounds {
     if (!c.rounds.back().ok()) {
       finish(i);
     } else if (c.left() == 0) {
-      if (wants_another_round(c, plan_.policy, plan_.options.settings.stopping.ci_target,
+      if (wants_another_round(c.rounds, c.planned, plan_.policy, plan_.options.settings.stopping.ci_target, c.spent_s,
                               std::min(plan_.max_per_case_s - c.spent_s, budget_free_s(i))))
         ++c.planned;
       else

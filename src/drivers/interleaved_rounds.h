@@ -6,7 +6,8 @@
 // not; rounds spread over the whole run sample it, so that their spread, and the interval built on
 // it, show what the next run will see. Reversing the order every other pass keeps a case from
 // always following the same neighbour (a hot GPU after the transformer). Cases whose rounds
-// disagree get more rounds in later passes, up to RoundsPolicy::max_rounds and within the budget.
+// disagree, or that have fewer than four that agree, get more rounds in later passes
+// (wants_another_round in drivers/rounds.h), up to RoundsPolicy::max_rounds and within the budget.
 // No torch here.
 #include <cstddef>
 #include <functional>

@@ -98,6 +98,17 @@ CaseResult merge_rounds(std::vector<CaseResult> rounds, double ci_target) {
   return merged;
 }
 
+bool wants_another_round(const std::vector<CaseResult>& done, int planned, const RoundsPolicy& policy, double ci_target,
+                         double spent_s, double left_s) {
+  if (done.size() < 2 || planned >= policy.max_rounds) return false;
+  const double round_s = spent_s / static_cast<double>(done.size());
+  if (static_cast<int>(done.size()) < kRoundsForOwnSpread && left_s >= round_s) return true;
+  const auto merged = merge_rounds(done, ci_target);
+  const auto by_round = samples_by_round(merged);
+  const auto h = median_ci_hierarchical(by_round);
+  return rounds_agreement(by_round, h, ci_target).add_rounds && left_s > 0.5 * round_s;
+}
+
 CaseResult RoundsMeasurer::measure(const CaseSpec& spec, const MeasureOptions& options, const ProgressFn& progress) {
   const double allowance_s = options.settings.stopping.max_time_s;
   const double ci_target = options.settings.stopping.ci_target;
@@ -122,16 +133,9 @@ CaseResult RoundsMeasurer::measure(const CaseSpec& spec, const MeasureOptions& o
     };
     done.push_back(each_round_.measure(spec, round_options, forward));
     if (!done.back().ok()) break;
-    // Rounds that disagree while each is precise: one more round, not more samples.
-    const bool last_planned = static_cast<int>(done.size()) == planned;
-    if (last_planned && planned < policy_.max_rounds && done.size() >= 2) {
-      std::vector<CaseResult> copy = done;
-      const auto merged = merge_rounds(std::move(copy), ci_target);
-      const auto by_round = samples_by_round(merged);
-      const auto h = median_ci_hierarchical(by_round);
-      const double round_s = elapsed_s() / static_cast<double>(done.size());
-      if (rounds_agreement(by_round, h, ci_target).add_rounds && allowance_s - elapsed_s() > 0.5 * round_s) ++planned;
-    }
+    if (static_cast<int>(done.size()) == planned &&
+        wants_another_round(done, planned, policy_, ci_target, elapsed_s(), allowance_s - elapsed_s()))
+      ++planned;
   }
   return merge_rounds(std::move(done), ci_target);
 }

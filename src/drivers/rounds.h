@@ -5,7 +5,8 @@
 // CPU and GPU clocks, allocator and address-space layout differ from one run to the next, so the
 // interval that must cover tomorrow's run comes from the rounds (core/rounds.h), not from the
 // samples of one. When the rounds disagree beyond the CI target while each is precise, rounds are
-// added (up to a maximum), not samples. No torch here.
+// added (up to a maximum), not samples; rounds that agree go on to four where the case has time for
+// them (a spread with 3 degrees of freedom of its own). No torch here.
 #include <vector>
 
 #include "core/measurement.h"
@@ -14,8 +15,19 @@ namespace accelbench {
 
 struct RoundsPolicy {
   int rounds = 1;      // rounds planned (--rounds)
-  int max_rounds = 1;  // at most this many when the rounds disagree (adaptive)
+  int max_rounds = 1;  // at most this many (adaptive: rounds that disagree, or too few for a spread)
 };
+
+// Rounds a case needs for a spread of its own: 3 degrees of freedom. Two rounds that agree give a
+// range only through t(1) = 12.7 or a fallback constant (analysis/run_to_run.h).
+inline constexpr int kRoundsForOwnSpread = 4;
+
+// After the `planned` rounds done: one more while they disagree beyond `ci_target` and each is
+// precise (more samples would not help) and `left_s` holds about half a round; or, where they agree,
+// while they are fewer than kRoundsForOwnSpread and `left_s` holds a whole round (`spent_s` over
+// the rounds done). Never beyond policy.max_rounds.
+bool wants_another_round(const std::vector<CaseResult>& done, int planned, const RoundsPolicy& policy, double ci_target,
+                         double spent_s, double left_s);
 
 // A CaseMeasurer that measures each case in rounds through another one.
 class RoundsMeasurer : public CaseMeasurer {

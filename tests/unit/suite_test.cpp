@@ -173,30 +173,32 @@ TEST(Suite, RoundsAreInterleavedAcrossCases) {
   req.rounds = RoundsPolicy{2, 4};
   const int failures = run_suite(req, run, m, parity, printer);
   EXPECT_EQ(failures, 1);
-  EXPECT_EQ(m.calls, (std::vector<std::string>{"mlp/cpu", "jumpy/cpu", "fail/cpu", "jumpy/cpu", "mlp/cpu", "jumpy/cpu",
-                                               "jumpy/cpu"}));
+  // "mlp"'s two rounds agree: it gets two more for a range of its own (4 rounds); "jumpy"'s
+  // disagree: it gets two more, up to the policy's 4.
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"mlp/cpu", "jumpy/cpu", "fail/cpu", "jumpy/cpu", "mlp/cpu", "mlp/cpu",
+                                               "jumpy/cpu", "jumpy/cpu", "mlp/cpu"}));
   EXPECT_DOUBLE_EQ(m.allowances[0], 15);  // the case's 30 s shared by its 2 rounds
   ASSERT_EQ(run.cases.size(), 3u);
-  EXPECT_EQ(run.cases[0].rounds.size(), 2u);
+  EXPECT_EQ(run.cases[0].rounds.size(), 4u);
   EXPECT_EQ(run.cases[1].rounds.size(), 4u);
   EXPECT_EQ(run.cases[2].status, CaseStatus::failed);
   EXPECT_EQ(std::count(printer.events.begin(), printer.events.end(), "end ok"), 2);
   EXPECT_EQ(std::count(printer.events.begin(), printer.events.end(), "end failed"), 1);
-  EXPECT_EQ(printer.documents, 7u + 1u);  // after each of the 7 rounds, and the final one
+  EXPECT_EQ(printer.documents, 9u + 1u);  // after each of the 9 rounds, and the final one
   // The progress counts rounds over the run, never backwards although every other pass is reversed:
-  // the total falls to 5 once "fail" has failed its first round, and grows as "jumpy" is given its
-  // extra rounds, to the 7 rounds run.
+  // the total falls to 5 once "fail" has failed its first round, and grows as "mlp" and "jumpy" are
+  // given their extra rounds, to the 9 rounds run.
   std::vector<std::string> starts;
   for (const auto& e : printer.events)
     if (e.rfind("start ", 0) == 0) starts.push_back(e.substr(6, e.find(' ', 6) - 6));
-  EXPECT_EQ(starts, (std::vector<std::string>{"0/6", "1/6", "2/6", "3/5", "4/5", "5/6", "6/7"}));
+  EXPECT_EQ(starts, (std::vector<std::string>{"0/6", "1/6", "2/6", "3/5", "4/5", "5/6", "6/7", "7/8", "8/9"}));
   // In order, back to back: the same rounds, each case's together.
   RoundRecorder seq;
   RunResult run2;
   req.interleave_rounds = false;
   run_suite(req, run2, seq, parity, printer);
-  EXPECT_EQ(seq.calls, (std::vector<std::string>{"mlp/cpu", "mlp/cpu", "jumpy/cpu", "jumpy/cpu", "jumpy/cpu", "jumpy/cpu",
-                                                 "fail/cpu"}));
+  EXPECT_EQ(seq.calls, (std::vector<std::string>{"mlp/cpu", "mlp/cpu", "mlp/cpu", "mlp/cpu", "jumpy/cpu", "jumpy/cpu",
+                                                 "jumpy/cpu", "jumpy/cpu", "fail/cpu"}));
 }
 
 namespace {
@@ -256,8 +258,9 @@ TEST(Suite, ACaseWhoseNextRoundCannotFitStopsShortAndSaysSo) {
   SlowStepMeasurer m;
   NotePrinter printer;
   const auto run = run_on_cpu(m, printer, {"mlp", "slow"}, 40, 30, RoundsPolicy{2, 5});
-  // Pass 2 starts with "slow": the budget leaves 19 s for 2 rounds (9.5 s), less than its 20 s round.
-  EXPECT_EQ(m.calls, (std::vector<std::string>{"mlp", "slow", "mlp"}));
+  // Pass 2 starts with "slow": the budget leaves 19 s for 2 rounds (9.5 s), less than its 20 s round;
+  // "mlp"'s rounds agree, and the time "slow" cannot use gives it two more (a range of its own).
+  EXPECT_EQ(m.calls, (std::vector<std::string>{"mlp", "slow", "mlp", "mlp", "mlp"}));
   ASSERT_EQ(run.cases.size(), 2u);
   EXPECT_EQ(run.cases[1].rounds.size(), 1u);
   EXPECT_TRUE(printer.has("slow on cpu: 1 of 2 rounds: another needs ~20")) << ::testing::PrintToString(printer.notes);
@@ -313,6 +316,23 @@ TEST(Suite, ExtraRoundsNeverTakeTheTimeOfAnotherCasesPlannedRound) {
   EXPECT_EQ(m.calls, (std::vector<std::string>{"jumpy", "slow3", "jumpy", "jumpy", "slow3"}));
   ASSERT_EQ(run.cases.size(), 2u);
   EXPECT_EQ(run.cases[1].rounds.size(), 2u) << ::testing::PrintToString(printer.notes);
+}
+
+// Two rounds that agree give a next-run range only through t(1) = 12.7 or the fallback constant: a
+// case whose time allows whole rounds gets up to four (3 degrees of freedom of its own), and not
+// one it has no time for.
+TEST(Suite, RoundsThatAgreeGoOnToFourWhereTheCaseHasTimeForThem) {
+  SlowStepMeasurer roomy;
+  NotePrinter printer;
+  auto run = run_on_cpu(roomy, printer, {"slow3"}, 0, 30, RoundsPolicy{2, 5});
+  ASSERT_EQ(run.cases.size(), 1u);
+  EXPECT_EQ(run.cases[0].rounds.size(), 4u);  // not 5: they agree
+  SlowStepMeasurer tight;
+  run = run_on_cpu(tight, printer, {"slow3"}, 0, 8, RoundsPolicy{2, 5});  // 2 s left after two 3 s rounds
+  EXPECT_EQ(run.cases[0].rounds.size(), 2u);
+  SlowStepMeasurer fixed;
+  run = run_on_cpu(fixed, printer, {"slow3"}, 0, 30, RoundsPolicy{2, 2});  // no more than the policy's most
+  EXPECT_EQ(run.cases[0].rounds.size(), 2u);
 }
 
 TEST(Printers, JsonFilePrinterRewritesTheFileAndFanOutReachesEveryPrinter) {
