@@ -46,7 +46,11 @@ timed() {
 {
   date -u +%FT%TZ
   "$BIN" --version 2>&1 | head -1
-  nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader 2>&1
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader 2>&1
+  else
+    echo "no nvidia-smi: no CUDA GPU"
+  fi
   "$PY" -c 'import torch; print("python torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -1
   echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$OUT/machine.txt"

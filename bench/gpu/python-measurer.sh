@@ -14,7 +14,7 @@
 # builtin-compiled.{json,txt}, agree-*.json and agreement.txt under OUT_DIR.
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
-require_gpus 1
+[[ -n ${AGREEMENT_ONLY:-} && ${AGREE_DEVICES:-cpu cuda} == cpu ]] || require_gpus 1  # the CPU agreement runs anywhere
 run_to() {  # NAME ARGS...: accelbench run, its JSON, table and stderr under OUT_DIR
   local name=$1
   shift
