@@ -54,11 +54,12 @@ SweepOutcome run_crossover_sweep(const CrossoverSweepRequest& r, const SweepEnvi
       }
       pair.push_back(std::move(result));
     }
-    if (pair[0].ok() && pair[1].ok()) p.speedup = ratio_of_medians_with_spread(pair[1].samples, pair[0].samples);
+    const bool both_ok = pair[0].ok() && pair[1].ok();
+    if (both_ok) p.speedup = ratio_of_medians_with_spread(pair[1].samples, pair[0].samples);
     if (p.speedup)
       runner.printer().note(fmt::format("[{}] {} {}: {} is {} the CPU's speed", i + 1, r.axis, p.x, r.base.device,
                                         format_ratio_ci(*p.speedup)));
-    else if (pair[0].ok() && pair[1].ok())
+    else if (both_ok)
       runner.printer().note(fmt::format("[{}] {} {}: too few samples for a speed-up (a side has one): more time a point "
                                         "(--max-time-per-point, --budget) gives it one", i + 1, r.axis, p.x));
     p.device_case_index = runner.run().cases.size();

@@ -79,7 +79,7 @@ SweepOutcome run_precision_sweep(const PrecisionSweepRequest& r, const SweepEnvi
     const auto* reference = runner.run().cases.empty() ? nullptr : &runner.run().cases.front();
     if (result.ok() && !result.samples.empty()) {
       if (p.precision == "float32") p.speedup = RatioEstimate{1.0, 1.0, 1.0};
-      else if (reference && reference->ok() && !reference->samples.empty())
+      else if (reference && reference->ok())
         p.speedup = ratio_of_medians_with_spread(reference->samples, result.samples);
     }
     if (r.parity_steps > 0 && env.parity) {
