@@ -7,6 +7,11 @@ many training steps each took (warm-up plus samples).
 
   python3 bench/loss_falls.py                      # mlp, cnn, transformer; float32; CPU; 10 seeds
   python3 bench/loss_falls.py --models all --devices cuda --dtypes float32,bfloat16,float16 --out DIR
+  python3 bench/loss_falls.py --devices cuda --jobs 8 --out DIR -- --budget 900s   # seeds side by side
+
+--jobs N runs N seeds at once: their step times are not what is measured here, only whether the loss
+fell (a case bounded by time takes fewer steps when the runs share the machine; the steps column says
+how many each took).
 
 Standard library only. Exit status 0 when every seed's loss fell, 1 otherwise, 2 on bad input.
 """
@@ -14,6 +19,7 @@ Standard library only. Exit status 0 when every seed's loss fell, 1 otherwise, 2
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import statistics
@@ -43,6 +49,27 @@ def run_seed(a, seed: int, scratch: str) -> list[dict]:
         return json.load(f)["cases"]
 
 
+def cases_by_seed(a, scratch: str) -> dict:
+    """Each seed's cases: read from --from or a resumed --out, else run (--jobs at once)."""
+    found, to_run = {}, []
+    for seed in range(a.seeds):
+        path = os.path.join(scratch, f"seed{seed}.json")
+        if (a.from_dir or a.out) and os.path.exists(path):  # --from, or --out resumed: kept as it ran
+            with open(path) as f:
+                found[seed] = json.load(f)["cases"]
+        elif not a.from_dir:
+            to_run.append(seed)
+
+    def one(seed):
+        cases = run_seed(a, seed, scratch)
+        print(f"seed {seed} done", file=sys.stderr, flush=True)
+        return seed, cases
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        found.update(pool.map(one, to_run))
+    return found
+
+
 def key_of(case: dict):
     return case["workload"], case.get("dtype", "float32"), case["device"], case.get("impl", "cpp")
 
@@ -60,30 +87,19 @@ def main() -> int:
                    "seeds already there are kept, not run again (an interrupted run resumes)")
     p.add_argument("--from", dest="from_dir", default="",
                    help="summarize the seed*.json runs already in this folder (an interrupted --out) instead of running")
+    p.add_argument("--jobs", type=int, default=1, help="seeds run at once (default 1)")
     p.add_argument("extra", nargs="*", help="more accelbench run flags, after --")
     a = p.parse_args()
     if a.models == "all":
         a.models = ALL
-    if a.seeds < 1:
-        p.error("--seeds must be at least 1")
+    if a.seeds < 1 or a.jobs < 1:
+        p.error("--seeds and --jobs must be at least 1")
     if not a.from_dir and not os.access(a.bin, os.X_OK):
         p.error(f"no accelbench binary at {a.bin} (--bin or $BIN)")
     scratch = a.from_dir or a.out or tempfile.mkdtemp(prefix="loss-falls-")
     os.makedirs(scratch, exist_ok=True)
     runs = {}
-    for seed in range(a.seeds):
-        if a.from_dir:
-            path = os.path.join(scratch, f"seed{seed}.json")
-            if not os.path.exists(path):
-                continue
-            with open(path) as f:
-                cases = json.load(f)["cases"]
-        elif a.out and os.path.exists(os.path.join(scratch, f"seed{seed}.json")):  # resumed: kept as it ran
-            with open(os.path.join(scratch, f"seed{seed}.json")) as f:
-                cases = json.load(f)["cases"]
-        else:
-            cases = run_seed(a, seed, scratch)
-            print(f"seed {seed} done", file=sys.stderr, flush=True)
+    for seed, cases in sorted(cases_by_seed(a, scratch).items()):
         for case in cases:
             runs.setdefault(key_of(case), []).append((seed, case))
     rows, all_fell = [], True
