@@ -33,10 +33,7 @@ WorkloadOptions smallest(const Case& c) {
   o.staged_batches = 4;
   o.batch_size = 16;
   if (c.workload == "resnet18" || c.workload == "dcgan") o.batch_size = 8;
-  // The transformer at batch 32: at batch 8 its loss over 12 steps was a coin toss (the first Adam
-  // step alone took the training loss from 0.76 to 4.8 in every precision, and float16 ended at
-  // 1.21 on this machine), while `run --quick` (batch 64) fell 0.727 -> 0.696 in float32, bfloat16
-  // and float16; at 32 all three fall here (0.706 -> 0.692-0.693).
+  // The transformer at batch 32 (float32 here: 0.7060 -> 0.1715 over the 12 steps).
   if (c.workload == "transformer") o.batch_size = 32;
   if (c.workload == "bert-base") {
     o.batch_size = 4;
