@@ -22,13 +22,21 @@ variances, Welch-Satterthwaite degrees of freedom, as `run` gives them; and
            by index (a ratio per pair), F test as for a case; the moderated range under 3 dof.
 
 Usage: python3 bench/replay_intervals.py [--first] [--cpu-own-kind] FOLDER [FOLDER ...]   (standard library only)
+       python3 bench/replay_intervals.py --simulate [--rounds 2,3,4,6,8,12] [--runs 5,10] [--trials 20000]
   --first: judge only the first run's intervals (against every run's figure): what a new user sees.
+  --simulate: no recorded runs; what a right interval's width ratio does. A simulated machine whose
+           rounds show all that varies between runs (each round's log median a normal draw, a run's
+           median the median of its R rounds); the first run gets the interval of its rounds alone
+           (t(R - 1)). Prints its coverage of the other runs' medians (about 95%: the interval is
+           right), its width ratio against N runs (median, 90th percentile, share above 3), and the
+           same for an interval that knows the true sd (z = 1.96).
   --cpu-own-kind: the alternative of pooling the CPU's cases as a kind of their own, apart from the
            host-bound accelerator cases (`run` pools them together)."""
 import glob
 import json
 import math
 import os
+import random
 import re
 import statistics
 import sys
@@ -297,6 +305,53 @@ def paired_interval(s, cases, earlier_ratios, moderated_so_far):
     return s["ratio"], s["ratio"] * math.exp(-half), s["ratio"] * math.exp(half)
 
 
+def simulate(rounds, runs, trials, rng):
+    t = t975(rounds - 1)
+    factor = MEDIAN_FACTOR.get(rounds, 1.5708)
+    true_half = 1.96 * math.sqrt(2 * factor / rounds)  # the round sd is 1
+    ratios, oracle, covered, total = [], [], 0, 0
+    for _ in range(trials):
+        levels = [[rng.gauss(0, 1) for _ in range(rounds)] for _ in range(runs)]
+        medians = [statistics.median(r) for r in levels]
+        span = max(medians) - min(medians)
+        half = t * statistics.stdev(levels[0]) * math.sqrt(2 * factor / rounds)
+        covered += sum(abs(m - medians[0]) <= half for m in medians[1:])
+        total += runs - 1
+        ratios.append(2 * half / span)
+        oracle.append(2 * true_half / span)
+    ratios.sort()
+    oracle.sort()
+    return {"coverage": covered / total, "median": ratios[trials // 2], "p90": ratios[int(0.9 * trials)],
+            "over3": sum(r > 3 for r in ratios) / trials, "oracle_median": oracle[trials // 2],
+            "oracle_over3": sum(r > 3 for r in oracle) / trials}
+
+
+def print_simulation(argv):
+    """--simulate [--rounds 2,3,4,6,8,12] [--runs 5,10] [--trials N]: a right interval's width ratio."""
+    opts = {"--rounds": "2,3,4,6,8,12", "--runs": "5,10", "--trials": "20000"}
+    for i in range(0, len(argv) - 1, 2):
+        opts[argv[i]] = argv[i + 1]
+    try:
+        rounds = [int(x) for x in opts["--rounds"].split(",")]
+        runs = [int(x) for x in opts["--runs"].split(",")]
+        trials = int(opts["--trials"])
+    except ValueError:
+        print("replay_intervals: --rounds and --runs take comma lists of integers, --trials an integer", file=sys.stderr)
+        return 2
+    if len(argv) % 2 or set(opts) - {"--rounds", "--runs", "--trials"} or min(rounds) < 2 or min(runs) < 2 or trials < 100:
+        print("replay_intervals: --simulate takes --rounds R,.. and --runs N,.. (each >= 2) and --trials (>= 100)", file=sys.stderr)
+        return 2
+    rng = random.Random(1)
+    print(f"{'rounds':>6} {'runs':>5} {'coverage':>9} {'width ratio median':>19} {'p90':>6} {'> 3':>6}"
+          f"   {'known sd: median':>17} {'> 3':>6}")
+    for r in rounds:
+        for n in runs:
+            x = simulate(r, n, trials, rng)
+            print(f"{r:>6} {n:>5} {100 * x['coverage']:>8.1f}% {x['median']:>19.2f} {x['p90']:>6.2f} "
+                  f"{100 * x['over3']:>5.0f}%   {x['oracle_median']:>17.2f} {100 * x['oracle_over3']:>5.0f}%")
+    return 0
+
+
 METHODS = ("rounds", "prior", "pooled", "moderated", "paired")
 
 
@@ -343,6 +398,8 @@ def label_of(k):
 
 def main(argv):
     global CPU_OWN_KIND
+    if argv[:1] == ["--simulate"]:
+        return print_simulation(argv[1:])
     first_only = "--first" in argv
     CPU_OWN_KIND = "--cpu-own-kind" in argv
     argv = [a for a in argv if a not in ("--first", "--cpu-own-kind")]
