@@ -32,6 +32,7 @@ Usage: python3 bench/replay_intervals.py [--first] [--cpu-own-kind] FOLDER [FOLD
            same for an interval that knows the true sd (z = 1.96).
   --cpu-own-kind: the alternative of pooling the CPU's cases as a kind of their own, apart from the
            host-bound accelerator cases (`run` pools them together)."""
+import argparse
 import glob
 import json
 import math
@@ -328,19 +329,19 @@ def simulate(rounds, runs, trials, rng):
 
 def print_simulation(argv):
     """--simulate [--rounds 2,3,4,6,8,12] [--runs 5,10] [--trials N]: a right interval's width ratio."""
-    opts = {"--rounds": "2,3,4,6,8,12", "--runs": "5,10", "--trials": "20000"}
-    for i in range(0, len(argv) - 1, 2):
-        opts[argv[i]] = argv[i + 1]
+    ap = argparse.ArgumentParser(prog="replay_intervals.py --simulate")
+    ap.add_argument("--rounds", default="2,3,4,6,8,12", help="rounds a run (comma list, each >= 2)")
+    ap.add_argument("--runs", default="5,10", help="runs judged (comma list, each >= 2)")
+    ap.add_argument("--trials", type=int, default=20000)
+    a = ap.parse_args(argv)
     try:
-        rounds = [int(x) for x in opts["--rounds"].split(",")]
-        runs = [int(x) for x in opts["--runs"].split(",")]
-        trials = int(opts["--trials"])
+        rounds = [int(x) for x in a.rounds.split(",")]
+        runs = [int(x) for x in a.runs.split(",")]
     except ValueError:
-        print("replay_intervals: --rounds and --runs take comma lists of integers, --trials an integer", file=sys.stderr)
-        return 2
-    if len(argv) % 2 or set(opts) - {"--rounds", "--runs", "--trials"} or min(rounds) < 2 or min(runs) < 2 or trials < 100:
-        print("replay_intervals: --simulate takes --rounds R,.. and --runs N,.. (each >= 2) and --trials (>= 100)", file=sys.stderr)
-        return 2
+        ap.error("--rounds and --runs take comma lists of integers")
+    if min(rounds) < 2 or min(runs) < 2 or a.trials < 100:
+        ap.error("rounds and runs must be at least 2, --trials at least 100")
+    trials = a.trials
     rng = random.Random(1)
     print(f"{'rounds':>6} {'runs':>5} {'coverage':>9} {'width ratio median':>19} {'p90':>6} {'> 3':>6}"
           f"   {'known sd: median':>17} {'> 3':>6}")
