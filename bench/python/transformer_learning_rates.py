@@ -9,7 +9,7 @@ where it started: the measure `run` reports as loss before -> after, and bench/l
   .venv/bin/python bench/python/transformer_learning_rates.py --recipes "3e-4 warm-up 3,1e-5"
 
 Recipes: the workload's (1e-5, constant), 3e-5 constant, 3e-5 warmed up from 0 over 10 updates,
-1e-4 and 3e-4 each with a linear warm-up over 3 updates (3e-4 was the workload's recipe before).
+1e-4 and 3e-4 each with a linear warm-up over 3 updates.
 Standard library and torch only; the CPU, 2 threads by default (about 30 s a seed and recipe for
 8 steps on 2 cores)."""
 import argparse
@@ -30,13 +30,19 @@ RECIPES = {  # name -> (peak lr, warm-up updates, warm-up starts at 0)
 }
 
 
-def trajectory(recipe, seed, batch, steps):
+def trajectory(recipe, seed, batch, steps, beta2=0.999, dropout=True):
     """The first batch's evaluation loss before training and after each step."""
     lr, warmup, from_zero = recipe
     torch.manual_seed(seed)  # as the worker builds it
     model = TransformerClassifier()
+    if not dropout:
+        for m in model.modules():
+            if isinstance(m, torch.nn.Dropout):
+                m.p = 0.0
+            if isinstance(m, torch.nn.MultiheadAttention):
+                m.dropout = 0.0
     batches, _, _ = token_batches({"seed": seed}, batch, steps)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, beta2))
     factor = (lambda k: 1.0) if warmup == 0 else (lambda k: min(1.0, (k if from_zero else k + 1) / warmup))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
     (x0,), y0 = batches[0]
@@ -64,18 +70,20 @@ def main():
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--beta2", type=float, default=0.999, help="Adam's beta2 (PyTorch's default 0.999)")
+    ap.add_argument("--no-dropout", action="store_true", help="dropout off in training too")
     ap.add_argument("--recipes", default=",".join(RECIPES), help="a comma list of: " + ", ".join(RECIPES))
     a = ap.parse_args()
     names = [n.strip() for n in a.recipes.split(",") if n.strip()]
     unknown = [n for n in names if n not in RECIPES]
-    if unknown or a.steps < 1 or a.seeds < 1 or a.batch < 1:
+    if unknown or a.steps < 1 or a.seeds < 1 or a.batch < 1 or not 0 < a.beta2 < 1:
         sys.exit(f"transformer_learning_rates: bad input: unknown recipes {unknown}" if unknown else
-                 "transformer_learning_rates: --steps, --seeds and --batch must be at least 1")
+                 "transformer_learning_rates: --steps, --seeds and --batch must be at least 1, --beta2 in (0, 1)")
     torch.set_num_threads(a.threads)
     print(f"batch {a.batch}, {a.steps} steps, seeds 0-{a.seeds - 1}: seeds whose first-batch loss fell, after k steps")
     print(f"{'recipe':<26}" + "".join(f"{k:>6}" for k in range(1, a.steps + 1)) + "   loss before -> after each step (seed 0)")
     for name in names:
-        runs = [trajectory(RECIPES[name], seed, a.batch, a.steps) for seed in range(a.seeds)]
+        runs = [trajectory(RECIPES[name], seed, a.batch, a.steps, a.beta2, not a.no_dropout) for seed in range(a.seeds)]
         fell = [sum(r[k] < r[0] for r in runs) for k in range(1, a.steps + 1)]
         print(f"{name:<26}" + "".join(f"{f:>6}" for f in fell) + "   " + " ".join(f"{x:.3f}" for x in runs[0]), flush=True)
 
