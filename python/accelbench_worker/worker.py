@@ -195,7 +195,7 @@ def cnn(_width: int) -> nn.Module:
 
 
 VOCAB, SEQ, D_MODEL, HEADS, FFN, LAYERS, DROPOUT = 10_000, 128, 512, 8, 2048, 6, 0.1
-MARKER, MARKER_EVERY = 0, 4  # the synthetic task: sequences labelled 1 carry id 0 at every 4th position
+MARKER, MARKER_EVERY = 0, 2  # the synthetic task: sequences labelled 1 carry id 0 at every 2nd position
 
 
 class TransformerClassifier(nn.Module):
@@ -279,7 +279,7 @@ def token_batches(inputs: dict, batch: int, count: int):
         labels = torch.randint(0, 2, (batch,), generator=gen)
         ids[:, ::MARKER_EVERY].masked_fill_(labels.bool().unsqueeze(1), MARKER)  # label 1: the marker id
         out.append(((ids,), labels))
-    return out, "synthetic (token ids uniform in [0, 10000); label 1: id 0 at every 4th position)", True
+    return out, "synthetic (token ids uniform in [0, 10000); label 1: id 0 at every 2nd position)", True
 
 
 def _mlp_flops(width: int) -> float:
