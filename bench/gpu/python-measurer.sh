@@ -9,7 +9,9 @@
 #     alternately, 5 each per model and device; within 3% means the measurer adds no time of its own.
 #   bash bench/gpu/python-measurer.sh OUT_DIR      (about 25 minutes on an H200 with 16 host cores)
 # AGREEMENT_ONLY=1 runs part 3 alone; AGREE_DEVICES ("cpu cuda"), AGREE_MODELS ("mlp cnn
-# transformer"), AGREE_PAIRS (5) and AGREE_S (20, seconds a process) narrow it.
+# transformer"), AGREE_PAIRS (5) and AGREE_S (20, seconds a process) narrow it; AGREE_PIN=CPULIST
+# runs both scripts under `taskset -c CPULIST` with as many threads as it lists, so that a pair's
+# two processes share the same cores. The load average before each process goes to agree-load.txt.
 # Writes side-by-side.{json,txt}, advise.txt, dict-{eager,compiled}.{json,txt},
 # builtin-compiled.{json,txt}, agree-*.json and agreement.txt under OUT_DIR.
 set -uo pipefail
@@ -35,13 +37,23 @@ for f in dict-eager dict-compiled builtin-compiled; do echo "== $f"; cat "$OUT/$
 fi
 
 # Agreement: the same step (fused Adam, float32, batch 64), one process of each at a time, alternating.
+pin=() threads=()
+if [[ -n ${AGREE_PIN:-} ]]; then
+  pin=(taskset -c "$AGREE_PIN")
+  n=$(taskset -c "$AGREE_PIN" nproc) || exit 2
+  threads=(--threads "$n")
+  export OMP_NUM_THREADS=$n
+fi
+load() { echo "$1 load $(cut -d' ' -f1-3 /proc/loadavg) steal $(awk '/^cpu /{print $9}' /proc/stat)" >> "$OUT/agree-load.txt"; }
 for dev in ${AGREE_DEVICES:-cpu cuda}; do
   for m in ${AGREE_MODELS:-mlp cnn transformer}; do
     for i in $(seq 1 "${AGREE_PAIRS:-5}"); do
-      "$BIN" run --impl python --py-optimizer adam:fused --models "$m" --devices "$dev" --python "$PY" --rounds 1 \
-        --max-time-per-case "${AGREE_S:-20}s" --budget none --parity-steps 0 --no-save --no-progress \
+      load "$dev-$m-$i-accelbench"
+      "${pin[@]}" "$BIN" run --impl python --py-optimizer adam:fused --models "$m" --devices "$dev" --python "$PY" --rounds 1 \
+        --max-time-per-case "${AGREE_S:-20}s" --budget none --parity-steps 0 --no-save --no-progress "${threads[@]}" \
         --json "$OUT/agree-$dev-$m-$i-accelbench.json" > /dev/null 2>> "$OUT/agree.err"
-      "$PY" bench/python/article_models.py --models "$m" --device "$dev" --batch-size 64 --max-time "${AGREE_S:-20}" --quiet \
+      load "$dev-$m-$i-article"
+      "${pin[@]}" "$PY" bench/python/article_models.py --models "$m" --device "$dev" --batch-size 64 --max-time "${AGREE_S:-20}" --quiet \
         --json "$OUT/agree-$dev-$m-$i-article.json" > /dev/null 2>> "$OUT/agree.err"
     done
   done

@@ -118,9 +118,12 @@ class GanTraining:
         return (err_real + err_fake + err_g).detach()
 
     def evaluation_loss(self, real) -> float:
-        """The discriminator's loss on the first real batch and fixed noise, batch norm in training
-        mode (as the example never evaluates)."""
+        """How far G's images from fixed noise are from the first real batch: the mean over pixels
+        of the squared gaps between their per-pixel means and between their per-pixel standard
+        deviations (batch norm in training mode, as the example never evaluates)."""
         with torch.no_grad():
-            loss = (F.binary_cross_entropy(self.d(real).view(-1), self.ones)
-                    + F.binary_cross_entropy(self.d(self.g(self.eval_noise)).view(-1), self.zeros))
-        return float(loss.item())
+            fake = self.g(self.eval_noise).float()
+            real = real.float()
+            mean_gap = (fake.mean(0) - real.mean(0)).pow(2).mean()
+            sd_gap = (fake.std(0, correction=0) - real.std(0, correction=0)).pow(2).mean()
+        return float((mean_gap + sd_gap).item())

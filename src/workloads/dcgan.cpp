@@ -178,16 +178,18 @@ class DcganTask final : public TrainingTask {
   void backward(const at::Tensor&) override {}
   void optimizer_step() override {}
 
-  // Discriminator loss on the first real batch and fixed noise.
-  // Batch norm stays in training mode, as the DCGAN example never evaluates in eval mode (its
-  // running statistics lag far behind after a few steps).
+  // How far the generator's images are from the data: the mean over pixels of the squared gaps
+  // between the per-pixel mean, and between the per-pixel standard deviation, of G's images from
+  // fixed noise and of the first real batch. D's own loss measures no progress: it falls while D
+  // wins and rises again as G improves. Batch norm stays in training mode, as the DCGAN example
+  // never evaluates in eval mode (its running statistics lag far behind after a few steps).
   double evaluation_loss() override {
     torch::NoGradGuard no_grad;
-    namespace F = torch::nn::functional;
-    const auto& real = real_.front();
-    auto loss = F::binary_cross_entropy(d_->forward(real).view(-1), ones_) +
-                F::binary_cross_entropy(d_->forward(g_->forward(eval_noise_)).view(-1), zeros_);
-    return loss.item<double>();
+    const auto real = real_.front().to(torch::kFloat);
+    const auto fake = g_->forward(eval_noise_).to(torch::kFloat);
+    const auto mean_gap = (fake.mean(0) - real.mean(0)).pow(2).mean();
+    const auto sd_gap = (fake.std(0, /*unbiased=*/false) - real.std(0, /*unbiased=*/false)).pow(2).mean();
+    return (mean_gap + sd_gap).item<double>();
   }
   std::int64_t parameter_count() const override { return sequential_params(g_) + sequential_params(d_); }
   std::string data_source() const override { return source_ + ", resized to 64x64"; }

@@ -122,7 +122,7 @@ TEST(RealWorkloads, BertResidualStreamStaysInTheAutocastPrecision) {
   EXPECT_EQ(fp32.count(at::kFloat) ? fp32.at(at::kFloat) : 0, 25);
 }
 
-TEST(RealWorkloads, DcganDiscriminatorLearns) {
+TEST(RealWorkloads, DcganGeneratorLearns) {
   auto o = tiny(4);
   o.staged_batches = 1;
   auto t = make_workload("dcgan")->build(o);
