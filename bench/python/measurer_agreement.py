@@ -7,15 +7,32 @@ run alternately (bench/gpu/python-measurer.sh writes them).
 
 reads OUT_DIR/agree-DEVICE-MODEL-N-accelbench.json (run --json) and
 OUT_DIR/agree-DEVICE-MODEL-N-article.json (article_models.py --json) and prints, per device and
-model, each pair's ratio (accelbench / article), their median, and whether it is within 3%.
+model, each pair's ratio (accelbench / article), their median, whether it is within 3%, and the
+95% interval of the pairs' geometric mean ratio (t over the log ratios: how precisely the pairs pin
+the ratio down). A pair whose process timed fewer than 10 samples (its start-up took the time it was
+given) is left out and named.
 Standard library only."""
 
 import glob
+import math
 import json
 import os
 import re
 import statistics
 import sys
+
+MIN_SAMPLES = 10
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
+
+
+def geometric_interval(ratios):
+    """(low, high) of the 95% t interval of the geometric mean ratio, or None under two pairs."""
+    if len(ratios) < 2:
+        return None
+    logs = [math.log(r) for r in ratios]
+    half = T975.get(len(logs) - 1, 1.96 + 2.5 / (len(logs) - 1)) * statistics.stdev(logs) / math.sqrt(len(logs))
+    mean = statistics.fmean(logs)
+    return math.exp(mean - half), math.exp(mean + half)
 
 
 def main(argv) -> int:
@@ -31,25 +48,38 @@ def main(argv) -> int:
             continue
         device, model, _ = m.groups()
         try:
-            ours = json.load(open(path))["cases"][0]["stats"]["median"]
-            theirs = json.load(open(other))["cases"][0]["median_s"]
-        except (OSError, ValueError, KeyError, IndexError) as e:
+            ours_case = json.load(open(path))["cases"][0]
+            theirs_case = json.load(open(other))["cases"][0]
+            ours, theirs = ours_case["stats"]["median"], theirs_case["median_s"]
+            counts = (len(ours_case.get("samples", [])), int(theirs_case.get("n_samples", 0)))
+        except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
             print(f"{path}: unreadable ({e})", file=sys.stderr)
+            continue
+        if min(counts) < MIN_SAMPLES:
+            print(f"{os.path.basename(path)[:-len('-accelbench.json')]}: left out, {counts[0]} and {counts[1]} samples "
+                  f"(fewer than {MIN_SAMPLES}: the process's start-up took its time)", file=sys.stderr)
             continue
         pairs.setdefault((device, model), []).append((ours, theirs))
     if not pairs:
         print(f"no pairs in {out}", file=sys.stderr)
         return 1
     worst = 0.0
-    print("device  model        pairs  accelbench ms  article ms  ratios (accelbench/article)        median  within 3%")
+    print("device  model        pairs  accelbench ms  article ms  ratios (accelbench/article)        median  within 3%"
+          "  geometric mean [95%]")
     for (device, model), ps in sorted(pairs.items()):
         ratios = [a / b for a, b in ps]
         med = statistics.median(ratios)
         worst = max(worst, abs(med - 1))
         print(f"{device:7} {model:12} {len(ps):5}  {statistics.median(a for a, _ in ps) * 1e3:13.3f}"
               f"  {statistics.median(b for _, b in ps) * 1e3:10.3f}  {' '.join(f'{r:.3f}' for r in ratios):34}"
-              f"  {med:6.3f}  {'yes' if abs(med - 1) <= 0.03 else 'NO'}")
+              f"  {med:6.3f}  {'yes' if abs(med - 1) <= 0.03 else 'NO ':9}  {interval_text(ratios)}")
     return 0 if worst <= 0.03 else 1
+
+
+def interval_text(ratios) -> str:
+    ci = geometric_interval(ratios)
+    gm = math.exp(statistics.fmean(math.log(r) for r in ratios))
+    return f"{gm:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
 
 
 if __name__ == "__main__":
