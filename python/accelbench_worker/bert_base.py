@@ -19,6 +19,7 @@ from .cxx_random import MT19937_64, LognormalDistribution, llround, uniform_int6
 VOCAB, HIDDEN, LAYERS, HEADS, INTER, POSITIONS, TYPES, LABELS = 30522, 768, 12, 12, 3072, 512, 2, 2
 DROPOUT, LN_EPS = 0.1, 1e-12
 PAD_ID, CLS_ID, SEP_ID, FIRST_WORD_ID = 0, 101, 102, 1000
+MARKER_ID, MARKER_EVERY = FIRST_WORD_ID, 2  # synthetic label-1 sequences: the marker at every 2nd position
 
 
 def layer_norm():
@@ -103,7 +104,9 @@ def pack(seqs, labels, seq_len):
 
 def synthetic_batch(index: int, batch: int, seq_len: int, seed: int):
     """Lengths log-normal (median 24), clamped to [8, seq_len]; ids uniform over the word range;
-    label 1 when the first word id is in the upper half."""
+    label 1 when the first word id is in the upper half, and then the marker id at positions 2, 4,
+    ... of the words (a cue a quick run learns; the first-word rule alone needs every id's
+    embedding learned)."""
     rng = MT19937_64((seed * 104729 + 5000 + index) & 0xFFFFFFFFFFFFFFFF)
     length = LognormalDistribution(math.log(24.0), 0.6)
     seqs, labels = [], []
@@ -111,6 +114,9 @@ def synthetic_batch(index: int, batch: int, seq_len: int, seed: int):
         n = min(max(llround(length(rng)), 8), seq_len)
         s = [CLS_ID] + [uniform_int64(rng, FIRST_WORD_ID, VOCAB - 1) for _ in range(n - 2)] + [SEP_ID]
         labels.append(1 if s[1] >= (FIRST_WORD_ID + VOCAB) // 2 else 0)
+        if labels[-1] and MARKER_EVERY:
+            for t in range(2, n - 1, MARKER_EVERY):
+                s[t] = MARKER_ID
         seqs.append(s)
     return pack(seqs, labels, seq_len)
 
