@@ -114,7 +114,7 @@ def synthetic_batch(index: int, batch: int, seq_len: int, seed: int):
         n = min(max(llround(length(rng)), 8), seq_len)
         s = [CLS_ID] + [uniform_int64(rng, FIRST_WORD_ID, VOCAB - 1) for _ in range(n - 2)] + [SEP_ID]
         labels.append(1 if s[1] >= (FIRST_WORD_ID + VOCAB) // 2 else 0)
-        if labels[-1] and MARKER_EVERY:
+        if labels[-1]:
             for t in range(2, n - 1, MARKER_EVERY):
                 s[t] = MARKER_ID
         seqs.append(s)
