@@ -14,25 +14,15 @@ given) is left out and named.
 Standard library only."""
 
 import glob
-import math
 import json
 import os
 import re
 import statistics
 import sys
 
+from overhead_stats import paired  # the mean of the pairs' log ratios with its Student t interval
+
 MIN_SAMPLES = 10
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
-
-
-def geometric_interval(ratios):
-    """(low, high) of the 95% t interval of the geometric mean ratio, or None under two pairs."""
-    if len(ratios) < 2:
-        return None
-    logs = [math.log(r) for r in ratios]
-    half = T975.get(len(logs) - 1, 1.96 + 2.5 / (len(logs) - 1)) * statistics.stdev(logs) / math.sqrt(len(logs))
-    mean = statistics.fmean(logs)
-    return math.exp(mean - half), math.exp(mean + half)
 
 
 def main(argv) -> int:
@@ -72,14 +62,17 @@ def main(argv) -> int:
         worst = max(worst, abs(med - 1))
         print(f"{device:7} {model:12} {len(ps):5}  {statistics.median(a for a, _ in ps) * 1e3:13.3f}"
               f"  {statistics.median(b for _, b in ps) * 1e3:10.3f}  {' '.join(f'{r:.3f}' for r in ratios):34}"
-              f"  {med:6.3f}  {'yes' if abs(med - 1) <= 0.03 else 'NO ':9}  {interval_text(ratios)}")
+              f"  {med:6.3f}  {'yes' if abs(med - 1) <= 0.03 else 'NO ':9}  {interval_text(ps)}")
     return 0 if worst <= 0.03 else 1
 
 
-def interval_text(ratios) -> str:
-    ci = geometric_interval(ratios)
-    gm = math.exp(statistics.fmean(math.log(r) for r in ratios))
-    return f"{gm:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+def interval_text(ps) -> str:
+    """The pairs' geometric mean ratio and its 95% interval (the mean alone under two pairs)."""
+    stats = paired([b for _, b in ps], [a for a, _ in ps])
+    if stats is None:
+        return f"{ps[0][0] / ps[0][1]:.3f}"
+    mean, low, high, _ = (1 + x / 100 for x in stats)
+    return f"{mean:.3f} [{low:.3f}, {high:.3f}]"
 
 
 if __name__ == "__main__":
