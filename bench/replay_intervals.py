@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which next-run interval is right on recorded runs? Replays series of accelbench run JSONs (each
 folder: run1.json, run2.json, ... of one command, back to back, from an empty history) through
-three ways of making a case's 95% next-run interval, and prints each one's coverage and width ratio
+several ways of making a case's 95% next-run interval, and prints each one's coverage and width ratio
 per case (the measures of bench/interval_calibration.py):
 
 - rounds:  this run's rounds alone: median * exp(+-t_{R-1} s sqrt(2/R)), s = sd(log round medians);
@@ -20,8 +20,13 @@ Speed-ups (the JSON's `speedups`) get the pooled and moderated ranges from their
 variances, Welch-Satterthwaite degrees of freedom, as `run` gives them; and
 - paired:  a speed-up's range from its own history of log ratios and its two cases' rounds paired
            by index (a ratio per pair), F test as for a case; the moderated range under 3 dof.
+- scaled:  (with --scale-rounds K) moderated, each case's rounds variance multiplied by K first: the
+           alternative that the rounds see only 1/K of what varies between runs.
+The summary counts, per method, the cases whose coverage over every run is >= 90% and whose first
+run's width ratio is <= 3 (both at once, as the calibration's acceptance asks).
 
-Usage: python3 bench/replay_intervals.py [--first] [--cpu-own-kind] FOLDER [FOLDER ...]   (standard library only)
+Usage: python3 bench/replay_intervals.py [--first] [--cpu-own-kind] [--scale-rounds K] FOLDER [FOLDER ...]
+       (standard library only)
        python3 bench/replay_intervals.py --simulate [--rounds 2,3,4,6,8,12] [--runs 5,10] [--trials 20000]
   --first: judge only the first run's intervals (against every run's figure): what a new user sees.
   --simulate: no recorded runs; what a right interval's width ratio does. A simulated machine whose
@@ -170,6 +175,7 @@ def moderated(estimates_of_kind, own):
     return (d0 * s0 + own[1] * own[0]) / (d0 + own[1]), d0 + own[1]
 
 CPU_OWN_KIND = False  # --cpu-own-kind: the CPU's cases pooled apart from host-bound accelerator cases
+ROUNDS_SCALE = None  # --scale-rounds K: the "scaled" method's factor on the rounds' variances
 
 
 def kind_of(c):
@@ -233,7 +239,8 @@ def spreads(run_cases, history, kinds_seen, method):
         series[k] = series.get(k, []) + [median]
         if len(rounds) >= 2:
             n = len(rounds)
-            rnd[k] = (kind, (sd_log(rounds) ** 2 / n * MEDIAN_FACTOR.get(n, 1.5708), n - 1))
+            scale = ROUNDS_SCALE if method == "scaled" else 1
+            rnd[k] = (kind, (scale * sd_log(rounds) ** 2 / n * MEDIAN_FACTOR.get(n, 1.5708), n - 1))
     for k, meds in series.items():
         if len(meds) >= 2:
             kind = run_cases[k][1] if k in run_cases else kinds_seen[k]
@@ -354,6 +361,7 @@ def print_simulation(argv):
 
 
 METHODS = ("rounds", "prior", "pooled", "moderated", "paired")
+SPREAD_METHODS = ("pooled", "moderated")  # and "scaled" with --scale-rounds
 
 
 def replay(folder):
@@ -367,10 +375,10 @@ def replay(folder):
                 continue
             rounds = [r["median_s"] for r in c.get("rounds", []) if r.get("median_s", 0) > 0]
             run_cases[key_of(c)] = (c, kind_of(c), c["stats"]["median"], rounds)
-        spread = {m: spreads(run_cases, history, kinds_seen, m) for m in ("pooled", "moderated")}
+        spread = {m: spreads(run_cases, history, kinds_seen, m) for m in SPREAD_METHODS}
         for k, (c, kind, median, rounds) in run_cases.items():
             halves = {"rounds": half_rounds(c, rounds), "prior": half_prior(c, history.get(k, []), median)}
-            for m in ("pooled", "moderated"):
+            for m in SPREAD_METHODS:
                 v, d = spread[m][k]
                 halves[m] = t975(d) * math.sqrt(2 * v)
             for m, h in halves.items():
@@ -378,7 +386,7 @@ def replay(folder):
                 per_method[m].setdefault(k, []).append(iv)
         for s in doc.get("speedups", []):
             label = ("speed-up", s.get("model", s.get("workload")), s["device"] + "/" + s["baseline_device"], s["dtype"], s["batch_size"])
-            for m in ("pooled", "moderated"):
+            for m in SPREAD_METHODS:
                 iv = speedup_interval(s, run_cases, spread[m])
                 if iv:
                     per_method[m].setdefault(label, []).append(iv)
@@ -397,19 +405,37 @@ def label_of(k):
     return f"{k[0]}{'[graphs]' if k[2] else ''} {k[3]}"
 
 
-def main(argv):
-    global CPU_OWN_KIND
-    if argv[:1] == ["--simulate"]:
-        return print_simulation(argv[1:])
+def parse_args(argv):
+    """The flags of main (see the usage), set as module globals; returns (first_only, folders)."""
+    global CPU_OWN_KIND, ROUNDS_SCALE, METHODS, SPREAD_METHODS
     first_only = "--first" in argv
     CPU_OWN_KIND = "--cpu-own-kind" in argv
     argv = [a for a in argv if a not in ("--first", "--cpu-own-kind")]
-    if not argv:
+    if "--scale-rounds" in argv:
+        i = argv.index("--scale-rounds")
+        try:
+            ROUNDS_SCALE = float(argv[i + 1])
+        except (IndexError, ValueError):
+            ROUNDS_SCALE = 0
+        if not ROUNDS_SCALE > 0:
+            print("replay_intervals.py: --scale-rounds takes a positive number", file=sys.stderr)
+            return None
+        argv = argv[:i] + argv[i + 2:]
+        METHODS, SPREAD_METHODS = METHODS + ("scaled",), SPREAD_METHODS + ("scaled",)
+    return first_only, argv
+
+
+def main(argv):
+    if argv[:1] == ["--simulate"]:
+        return print_simulation(argv[1:])
+    parsed = parse_args(argv)
+    if not parsed or not parsed[1]:
         print(__doc__, file=sys.stderr)
         return 2
+    first_only, folders = parsed
     print(f"{'series':34} {'case':26} {'runs':>4} {'max/min':>7}   " + "   ".join(f"{m:>16}" for m in METHODS))
-    totals = {m: [] for m in METHODS}
-    for folder in argv:
+    totals, both = {m: [] for m in METHODS}, {m: [0, 0] for m in METHODS}
+    for folder in folders:
         per = replay(folder)
         for k in sorted(per["moderated"], key=str):
             cells, n, mm = [], 0, 0
@@ -423,6 +449,9 @@ def main(argv):
                 cells.append(f"{100 * r['coverage']:5.0f}% wr {wr:>4}" if r["coverage"] is not None else "-")
                 if n >= 4 and r["coverage"] is not None and r["width_ratio"] is not None:
                     totals[m].append((r["coverage"], r["width_ratio"]))
+                    every, first = calibrate(per[m][k], len(per[m][k])), calibrate(per[m][k], 1)
+                    both[m][0] += every["coverage"] >= 0.9 and first["width_ratio"] is not None and first["width_ratio"] <= 3
+                    both[m][1] += 1
             if n >= 3:
                 print(f"{os.path.basename(folder.rstrip('/'))[:34]:34} {label_of(k)[:26]:26} {n:>4} {mm:>7.3f}   " + "   ".join(f"{x:>16}" for x in cells))
     print("over the series of 4 runs or more (rounds: a case with one round has no interval and covers nothing;"
@@ -431,7 +460,8 @@ def main(argv):
         if rows:
             cov, wr = [r[0] for r in rows], sorted(r[1] for r in rows)
             print(f"  {m:9} {len(rows)} series: mean coverage {100 * sum(cov) / len(cov):.0f}%, >= 90% in {sum(c >= 0.9 for c in cov)}, "
-                  f"lowest {100 * min(cov):.0f}%; median width ratio {wr[len(wr) // 2]:.1f}, <= 3 in {sum(w <= 3 for w in wr)}, largest {wr[-1]:.1f}")
+                  f"lowest {100 * min(cov):.0f}%; median width ratio {wr[len(wr) // 2]:.1f}, <= 3 in {sum(w <= 3 for w in wr)}, largest {wr[-1]:.1f}; "
+                  f"both (every run's coverage >= 90%, the first run's width <= 3) in {both[m][0]} of {both[m][1]}")
     return 0
 
 

@@ -9,8 +9,8 @@ reads OUT_DIR/agree-DEVICE-MODEL-N-accelbench.json (run --json) and
 OUT_DIR/agree-DEVICE-MODEL-N-article.json (article_models.py --json) and prints, per device and
 model, each pair's ratio (accelbench / article), their median, whether it is within 3%, and the
 95% interval of the pairs' geometric mean ratio (t over the log ratios: how precisely the pairs pin
-the ratio down). A pair whose process timed fewer than 10 samples (its start-up took the time it was
-given) is left out and named.
+the ratio down). A pair whose process timed fewer than 3 samples (the floor a process takes when its
+time allows: fewer means its start-up took the time it was given) is left out and named.
 Standard library only."""
 
 import glob
@@ -22,7 +22,7 @@ import sys
 
 from overhead_stats import paired  # the mean of the pairs' log ratios with its Student t interval
 
-MIN_SAMPLES = 10
+MIN_SAMPLES = 3
 
 
 def main(argv) -> int:
