@@ -70,12 +70,28 @@ double parse_budget_seconds(std::string_view text, const char* option) {
   return s;
 }
 
+namespace {
+// Rounds v (>= 0) to `decimals` decimals, as fmt prints it.
+double rounded(double v, int decimals) {
+  const double p = std::pow(10.0, decimals);
+  return std::round(v * p) / p;
+}
+// The decimals that give v (>= 0, under 1000) four significant digits once rounded: 9.9996 takes 2
+// ("10.00"), not 3 ("10.000"); 0 where even one decimal rounds to 1000.
+int four_digit_decimals(double v) {
+  int d = v < 10 ? 3 : (v < 100 ? 2 : 1);
+  while (d > 0 && rounded(v, d) >= std::pow(10.0, 4 - d)) --d;
+  return d;
+}
+}  // namespace
+
 std::string format_seconds_short(double s) {
   if (!std::isfinite(s)) return "-";
   const double a = std::abs(s);
-  if (a < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
-  if (a < 1) return fmt::format("{:.{}f} ms", s * 1e3, a < 0.01 ? 3 : (a < 0.1 ? 2 : 1));
-  if (a < 100) return fmt::format("{:.{}f} s", s, a < 10 ? 3 : 2);
+  // Each unit while the figure, rounded as printed, stays under 1000 of it (999.97 us is "1.000 ms").
+  if (rounded(a * 1e6, 1) < 1000) return fmt::format("{:.1f} us", s * 1e6);
+  if (const int d = four_digit_decimals(a * 1e3); d > 0) return fmt::format("{:.{}f} ms", s * 1e3, d);
+  if (const int d = four_digit_decimals(a); d >= 2) return fmt::format("{:.{}f} s", s, d);  // "100 s" from 99.996 on
   return fmt::format("{:.0f} s", s);
 }
 

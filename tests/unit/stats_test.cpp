@@ -518,6 +518,15 @@ TEST(Durations, Formats) {
   EXPECT_EQ(format_seconds_short(0.0005), "500.0 us");
   EXPECT_EQ(format_seconds_short(0.0123), "12.30 ms");
   EXPECT_EQ(format_seconds_short(3.21), "3.210 s");
+  // Four significant digits once rounded, in the unit that keeps the figure under 1000.
+  EXPECT_EQ(format_seconds_short(0.00999996), "10.00 ms");
+  EXPECT_EQ(format_seconds_short(0.00099996), "1.000 ms");
+  EXPECT_EQ(format_seconds_short(0.0999996), "100.0 ms");
+  EXPECT_EQ(format_seconds_short(0.5), "500.0 ms");
+  EXPECT_EQ(format_seconds_short(0.99996), "1.000 s");
+  EXPECT_EQ(format_seconds_short(9.99996), "10.00 s");
+  EXPECT_EQ(format_seconds_short(99.996), "100 s");
+  EXPECT_EQ(format_seconds_short(150), "150 s");
   EXPECT_EQ(format_duration(185), "3m 05s");
   EXPECT_EQ(format_bytes(1536), "1.50 KiB");
   EXPECT_EQ(format_count(12345), "12.3k");
