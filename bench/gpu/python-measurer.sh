@@ -11,7 +11,9 @@
 # AGREEMENT_ONLY=1 runs part 3 alone; AGREE_DEVICES ("cpu cuda"), AGREE_MODELS ("mlp cnn
 # transformer"), AGREE_PAIRS (5) and AGREE_S (20, seconds a process) narrow it; AGREE_PIN=CPULIST
 # runs both scripts under `taskset -c CPULIST` with as many threads as it lists, so that a pair's
-# two processes share the same cores. The load average before each process goes to agree-load.txt.
+# two processes share the same cores (on one core, a 4 s case is all start-up for the Python worker:
+# each such accelbench process on the H200 timed 1 sample; give AGREE_S 10 or more). The load
+# average and the host's cumulative steal time before each process go to agree-load.txt.
 # Writes side-by-side.{json,txt}, advise.txt, dict-{eager,compiled}.{json,txt},
 # builtin-compiled.{json,txt}, agree-*.json and agreement.txt under OUT_DIR.
 set -uo pipefail
