@@ -248,7 +248,8 @@ std::string method_words(const RunToRun& r) {
                                    100 * r.prior_sd_log, r.prior_basis)
                      : "";
   if (r.source == "rounds")
-    return "this run's rounds, pooled over the cases of its kind (no earlier run on this host)" + with_prior;
+    return fmt::format("this run's rounds, pooled over the cases of its kind (no earlier run on this host; {}){}",
+                       kRoundsSeeLess, with_prior);
   return fmt::format("earlier runs on this host of {} case{} of its kind{}{}", r.history_cases, r.history_cases == 1 ? "" : "s",
                      r.source == "history" ? " (they varied more than this run's rounds)" : " and this run's rounds",
                      with_prior);

@@ -74,6 +74,13 @@ inline constexpr double kPriorRuns = 3;
 inline constexpr const char* kPriorMeasuredOn =
     "sd of log medians over 5-6 back-to-back runs in 12 series on an NVIDIA H200 host and a 2-core CPU VM";
 
+// Said of a range from this run's rounds alone: what rounds miss, measured over 24 case series of
+// 5-10 back-to-back runs (an H200 host's and a 2-core VM's, 2026): the variance of the run medians
+// was 1.9 times (geometric mean; 0.5-9.6) what the runs' rounds implied (docs/methodology.md).
+inline constexpr const char* kRoundsSeeLess =
+    "in 24 case series on an NVIDIA H200 host and a 2-core CPU VM, runs varied about 1.4 times as much as their "
+    "rounds showed: a second run lets the history see this host's spread";
+
 struct RunToRunPrior {
   double sd_log = 0;
   std::string basis;  // what it was chosen from, in words

@@ -194,6 +194,8 @@ TEST(RunToRun, AFirstRunModeratesEachCaseByTheRoundsOfItsKindAndTheSpeedupAddsBo
   const auto note = run_to_run_note(run);
   EXPECT_NE(note.find("this run's rounds"), std::string::npos) << note;
   EXPECT_NE(note.find("next run"), std::string::npos) << note;
+  EXPECT_NE(note.find("a second run lets the history see this host's spread"), std::string::npos) << note;  // what rounds miss
+  EXPECT_NE(run.cases[0].interval_method.find(kRoundsSeeLess), std::string::npos) << run.cases[0].interval_method;
 }
 
 TEST(RunToRun, AQuietCaseIsNotWidenedToItsNoisyNeighboursSpread) {
