@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "analysis/op_profile.h"
@@ -13,6 +12,7 @@
 #include "cli/common_options.h"
 #include "cli/option_checks.h"
 #include "core/errors.h"
+#include "core/safe_write.h"
 #include "engine/engine.h"
 #include "engine/profiler.h"
 
@@ -65,9 +65,7 @@ int execute_profile(const ProfileCliOptions& o) {
   } else {
     print_out(render_profile_table(profile, static_cast<std::size_t>(o.top)));
     if (!o.json_path.empty()) {
-      std::ofstream out(o.json_path);
-      out << json.dump(2) << "\n";
-      if (!out) throw std::runtime_error(fmt::format("could not write {}", o.json_path));
+      write_file_atomically(o.json_path, json.dump(2) + "\n");  // never half a file over an earlier one
       std::fprintf(stderr, "accelbench: profile written to %s\n", o.json_path.c_str());
     }
   }

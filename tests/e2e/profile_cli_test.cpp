@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "cli_runner.h"
@@ -67,6 +68,10 @@ TEST(ProfileCli, CnnTableAndChromeTrace) {
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["ops"].size(), 5u);
   EXPECT_GT(j["ops_total"].get<int>(), 5);
+  // --json goes through the atomic writer: the folder holds the two outputs and no temporary file.
+  const auto files = std::distance(std::filesystem::directory_iterator(std::filesystem::path(json).parent_path()),
+                                   std::filesystem::directory_iterator{});
+  EXPECT_EQ(files, 2);
 }
 
 TEST(ProfileCli, BadInputIsOneLineAndExitCodeTwo) {
