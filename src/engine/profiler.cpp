@@ -26,13 +26,19 @@ ProfileCapture profile_training(const CaseSpec&, const ProfileOptions&) {
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <cmath>
 #include <mutex>
 #include <set>
 #include <unordered_map>
 #include <variant>
 
+#include <unistd.h>
+
 #include "core/errors.h"
+#include "core/safe_write.h"
 #include "device/device.h"
 #include "workloads/workload.h"
 
@@ -132,6 +138,26 @@ class Flattener {
 
 }  // namespace
 
+namespace {
+// kineto writes the Chrome trace itself, and logs a failure without reporting it: into a temporary
+// file first, checked, then through the atomic writer (core/safe_write.h), so that --trace never
+// leaves half a trace over an earlier file.
+void save_trace(const std::function<void(const std::string&)>& save, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto tmp = (fs::temp_directory_path(ec) / fmt::format("accelbench-trace-{}.json", ::getpid())).string();
+  save(tmp);
+  std::string bytes;
+  {
+    std::ifstream in(tmp, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  fs::remove(tmp, ec);
+  if (bytes.empty()) throw std::runtime_error(fmt::format("the Chrome trace could not be written to {}", path));
+  write_file_atomically(path, bytes);
+}
+}  // namespace
+
 ProfileCapture profile_training(const CaseSpec& spec, const ProfileOptions& o) {
   auto workload_ptr = make_workload(spec.workload, o.inputs);
   auto device_ptr = open_device(spec.device);
@@ -198,10 +224,7 @@ ProfileCapture profile_training(const CaseSpec& spec, const ProfileOptions& o) {
   flat.add_roots(result->event_tree());
   cap.events = flat.take();
   if (!o.trace_path.empty()) {
-    result->save(o.trace_path);  // kineto logs a failure but does not report it: check the file
-    std::error_code ec;
-    if (!std::filesystem::exists(o.trace_path, ec) || std::filesystem::file_size(o.trace_path, ec) == 0)
-      throw std::runtime_error(fmt::format("the Chrome trace could not be written to {}", o.trace_path));
+    save_trace([&](const std::string& tmp) { result->save(tmp); }, o.trace_path);
     cap.trace_path = o.trace_path;
   }
   return cap;
