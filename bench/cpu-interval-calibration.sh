@@ -11,6 +11,7 @@
 # Look for: coverage >= 90% and width ratio <= 3 for every case in calibration.txt; SLOWER or FASTER
 # in under 10% of the case comparisons and exit 0 in at least 18 of 20 pairs; SLOWER in
 # compare-threads1.txt. Takes five or six default runs' time (about 30 min on 2 cores).
+# host-load.txt: the load average and the cumulative steal time (/proc/stat, 1/100 s) before each run.
 set -uo pipefail
 [[ -n ${1:-} ]] || { echo "usage: bash $0 OUT_DIR" >&2; exit 2; }
 OUT=$(mkdir -p "$1" && cd "$1" && pwd) || { echo "$0: cannot write into $1" >&2; exit 2; }
@@ -20,6 +21,7 @@ export ACCELBENCH_DB=$OUT/history.db XDG_DATA_HOME=$OUT/xdg
 rm -f "$ACCELBENCH_DB"
 { date -u +%FT%TZ; "$BIN" --version 2>&1 | head -1; echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"; } | tee "$OUT/machine.txt"
 for i in 1 2 3 4 5; do
+  echo "run $i load $(cut -d' ' -f1-3 /proc/loadavg) steal $(awk '/^cpu /{print $9}' /proc/stat)" >> "$OUT/host-load.txt"
   "$BIN" run --no-progress --json "$OUT/run$i.json" > "$OUT/run$i.txt" 2> "$OUT/run$i.err"
   echo "run $i: exit $?"
 done

@@ -11,6 +11,8 @@
 # no new run starts S seconds after the start (run the script again on the same OUT_DIR to go on).
 # Look for: coverage >= 90% in every row of calibration-all.txt; width ratio <= 3 in the "first run"
 # column of calibration-first.txt; the transformer on cuda within +-2% in each runN.txt.
+# host-load.txt: the load average and the host's cumulative steal time (/proc/stat, 1/100 s) before
+# each run: whether a series that drifts ran on a host growing busier.
 set -uo pipefail
 source bench/gpu/common.sh "$@"
 PAUSE_S=${2:-0}
@@ -24,6 +26,7 @@ for i in $(seq 1 10); do
     echo "stopped before run $i (STOP_AFTER_S=$STOP_AFTER_S): run the script again on $OUT"; exit 0
   fi
   if (( i == 6 && PAUSE_S > 0 )); then echo "pause ${PAUSE_S}s between the two sets"; sleep "$PAUSE_S"; fi
+  echo "run $i load $(cut -d' ' -f1-3 /proc/loadavg) steal $(awk '/^cpu /{print $9}' /proc/stat)" >> "$OUT/host-load.txt"
   timed "run $i" "$BIN" run --quick --devices cpu,cuda --models mlp,cnn,transformer --no-progress \
     --json "$OUT/run$i.json" > "$OUT/run$i.txt" 2> "$OUT/run$i.err"
   [[ -s $OUT/run$i.json ]] && runs+=("$OUT/run$i.json")
