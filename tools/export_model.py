@@ -22,6 +22,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import os
 import re
 import sys
 
@@ -231,7 +232,7 @@ def export(args):
                    "source": source, "kwargs": kwargs, "torch_version": torch.__version__}
     if flops:
         description["flops_per_sample"] = flops
-    torch.jit.save(module, args.output, _extra_files={EXTRA_FILE: json.dumps(description)})
+    save_atomically(torch, module, args.output, {EXTRA_FILE: json.dumps(description)})
     # Read it back as accelbench will, at another batch size (a trace may have frozen the batch).
     loaded = torch.jit.load(args.output)
     other = args.batch + 1
@@ -245,6 +246,19 @@ def export(args):
     print(f"wrote {args.output}: {source} via {how}, {n:,} trainable parameters, input {args.input}, "
           f"target {target_text(target)}, " + (f"{flops:.4g} training FLOPs per sample" if flops else "FLOPs not counted"))
     print(f"measure it: accelbench run --model-file {args.output}")
+
+
+def save_atomically(torch, module, path, extra_files):
+    """torch.jit.save into a temporary file beside the target, then renamed over it: an earlier file
+    at `path` is never left half overwritten (a link stays a link: its target is replaced)."""
+    target = os.path.realpath(path)
+    tmp = f"{target}.tmp-{os.getpid()}"
+    try:
+        torch.jit.save(module, tmp, _extra_files=extra_files)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def main(argv=None):

@@ -24,6 +24,9 @@ for name, args in exports.items():
     rc = export_model.main(["--file", models, *args, "-o", os.path.join(out, name)])
     if rc != 0:
         sys.exit(f"export of {name} failed ({rc})")
+leftovers = [f for f in os.listdir(out) if ".tmp-" in f]  # export_model saves through a temporary file
+if leftovers:
+    sys.exit(f"export_model left temporary files: {leftovers}")
 with open(os.path.join(out, "not-torchscript.pt"), "w") as f:
     f.write("this is not a TorchScript file\n")
 import torch  # noqa: E402  (imported by export_model already)
