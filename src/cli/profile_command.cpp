@@ -22,7 +22,7 @@ namespace {
 
 struct ProfileCliOptions {
   std::string model;
-  std::string device = "cpu";
+  std::string device;  // empty: the first accelerator, else the CPU
   std::int64_t batch_size = 64;
   int steps = 5;
   int warmup = 3;
@@ -34,6 +34,13 @@ struct ProfileCliOptions {
   WorkloadInputs inputs;
 };
 
+// Where a step's time goes is asked of the accelerator first: the first one libtorch sees, else the CPU.
+std::string first_accelerator_or_cpu() {
+  for (const auto& id : engine::resolve_devices("all"))
+    if (!engine::is_cpu(id)) return id;
+  return "cpu";
+}
+
 int execute_profile(const ProfileCliOptions& o) {
   // Validate everything before building anything.
   check_workload_inputs(o.inputs);
@@ -44,7 +51,7 @@ int execute_profile(const ProfileCliOptions& o) {
   if (o.warmup < 0 || o.warmup > 1000) throw UsageError(fmt::format("--warmup must be in [0, 1000] (got {})", o.warmup));
   if (o.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", o.top));
   check_threads(o.threads);
-  const CaseSpec spec{model, engine::describe_device(o.device).id, engine::canonical_precision(o.dtype), o.batch_size,
+  const CaseSpec spec{model, engine::describe_device(o.device.empty() ? first_accelerator_or_cpu() : o.device).id, engine::canonical_precision(o.dtype), o.batch_size,
                       o.threads};
   if (!o.trace_path.empty()) check_writable(o.trace_path, "--trace");
   const bool json_stdout = o.json_path == "-";
@@ -78,7 +85,7 @@ void add_profile_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ProfileCliOptions>();
   auto* cmd = app.add_subcommand("profile", "Profile a few training steps op by op (kineto): self time, device time, copies, CPU fallbacks");
   cmd->add_option("model,--model,--models", o->model, "Workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
-  cmd->add_option("--device,--devices", o->device, "Device: cpu, cuda, cuda:1, mps, ...")->capture_default_str();
+  cmd->add_option("--device,--devices", o->device, "Device: cpu, cuda, cuda:1, mps, ... (default: the first accelerator, else cpu)");
   cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--steps", o->steps, "Training steps profiled")->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "Unprofiled warm-up steps before")->capture_default_str();

@@ -55,6 +55,21 @@ TEST(ProfileCli, MlpOnCpuJson) {
   EXPECT_TRUE(j["cpu_ops"].empty());
 }
 
+TEST(ProfileCli, WithoutADeviceTheFirstAcceleratorElseTheCpu) {
+  const auto listed = run_cli("devices --json");
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  std::string expected = "cpu";
+  for (const auto& d : nlohmann::json::parse(listed.out)["devices"])
+    if (d["id"] != "cpu") {
+      expected = d["id"].get<std::string>();
+      break;
+    }
+  const auto r = run_cli("profile mlp --steps 1 --warmup 1 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["device"], expected);
+  EXPECT_NE(r.err.find("on " + expected), std::string::npos) << r.err;  // the first line names it
+}
+
 TEST(ProfileCli, CnnTableAndChromeTrace) {
   accelbench::testing::TempDir dir;
   const auto trace = dir.file("trace.json"), json = dir.file("profile.json");
