@@ -26,9 +26,11 @@ class Stopwatch {
   Clock::time_point start_ = Clock::now();
 };
 
-// Time promises kept: a round whose step was too long for its time took fewer samples than the
-// floor (engine/case_measurement: as many as fit, at least one). Said once per case, with what it
-// would take; "" when every round had its floor.
+// Time promises kept: a round that took fewer samples than the floor (engine/case_measurement: as
+// many as fit, at least one). Said once per case, with why and what it would take; "" when every
+// round had its floor. Why: a step too long for the round's time, or (where the warm-up and the
+// floor of samples would have taken under half the round) the round's start-up, build and warm-up,
+// such as a Python worker's import of torch and its device's start, that left no time to sample.
 std::string shortened_note(const CaseResult& merged, const MeasureSettings& settings, double max_per_case_s) {
   if (!merged.ok() || merged.stats.median <= 0) return "";
   std::size_t fewest = merged.samples.size();  // the round with the fewest samples (or the only one)
@@ -42,11 +44,19 @@ std::string shortened_note(const CaseResult& merged, const MeasureSettings& sett
   const double sample_s = merged.stats.median * std::max(1, merged.steps_per_sample);
   const double rounds = static_cast<double>(std::max<std::size_t>(1, merged.rounds.size()));
   const double per_case_s = rounds * (round_wall_s + static_cast<double>(settings.floor_samples - fewest) * sample_s);
-  return fmt::format("{} on {}: a step takes {}, too long for the time its round had: {} sample{} in a round instead of {}, "
-                     "marked noisy; --max-time-per-case {} (and a --budget that holds it) gives it its samples",
-                     model_label(merged.spec), merged.spec.device, format_seconds_short(merged.stats.median),
-                     fewest, fewest == 1 ? "" : "s", settings.floor_samples,
-                     format_duration(std::ceil(std::max(per_case_s, max_per_case_s + 1))));
+  const std::string what = fmt::format("{} sample{} in a round instead of {}, marked noisy; --max-time-per-case {} (and a "
+                                       "--budget that holds it) gives it its samples",
+                                       fewest, fewest == 1 ? "" : "s", settings.floor_samples,
+                                       format_duration(std::ceil(std::max(per_case_s, max_per_case_s + 1))));
+  const double floor_s = static_cast<double>(settings.floor_samples + settings.min_warmup_steps) * sample_s;
+  if (floor_s < 0.5 * round_wall_s) {
+    const double setup_s = std::max(0.0, merged.wall_s - merged.measure_s) / rounds;
+    return fmt::format("{} on {}: a step takes {}, but its round's start-up, build and warm-up took {} of the round's {}: {}",
+                       model_label(merged.spec), merged.spec.device, format_seconds_short(merged.stats.median),
+                       format_seconds_short(setup_s), format_seconds_short(round_wall_s), what);
+  }
+  return fmt::format("{} on {}: a step takes {}, too long for the time its round had: {}", model_label(merged.spec),
+                     merged.spec.device, format_seconds_short(merged.stats.median), what);
 }
 
 // Every case of the plan, each with its share of what is left of the budget.

@@ -214,16 +214,19 @@ class SlowStepMeasurer : public CaseMeasurer {
     CaseResult r;
     r.spec = spec;
     const auto& w = spec.workload;
-    const bool slow = w == "slow", mid = w == "mid";
+    const bool slow = w == "slow", mid = w == "mid", startup = w == "startup";
     if (w == "jumpy" || w == "slow3") {
       const double level = w == "slow3" ? 1.0 : (std::count(calls.begin(), calls.end(), "jumpy") % 2 ? 1.0 : 1.2);
       for (int i = 0; i < 30; ++i) r.samples.push_back(0.001 * level * (1 + 0.0001 * (i % 3)));
     } else {
-      r.samples = slow ? std::vector<double>{6.0} : mid ? std::vector<double>{1.0, 1.0} : std::vector<double>(20, 0.001);
+      r.samples = slow      ? std::vector<double>{6.0}
+                  : mid     ? std::vector<double>{1.0, 1.0}
+                  : startup ? std::vector<double>{0.002}  // a 2 ms step whose round went on start-up
+                            : std::vector<double>(20, 0.001);
     }
     r.stats = summarize(r.samples);
-    r.wall_s = slow ? 20.0 : mid ? 8.0 : w == "slow3" ? 3.0 : 1.0;
-    r.measure_s = slow ? 6.0 : mid ? 2.0 : w == "mlp" ? 0.5 : 0.0;
+    r.wall_s = slow ? 20.0 : mid ? 8.0 : w == "slow3" ? 3.0 : startup ? 4.0 : 1.0;
+    r.measure_s = slow ? 6.0 : mid ? 2.0 : w == "mlp" ? 0.5 : startup ? 0.002 : 0.0;
     return r;
   }
 };
@@ -270,6 +273,18 @@ TEST(Suite, ACaseWhoseNextRoundCannotFitStopsShortAndSaysSo) {
   EXPECT_TRUE(printer.has("slow on cpu: a step takes 6.000 s, too long")) << ::testing::PrintToString(printer.notes);
   EXPECT_TRUE(printer.has("1 sample in a round instead of 3")) << ::testing::PrintToString(printer.notes);
   EXPECT_FALSE(printer.has("mlp on cpu")) << ::testing::PrintToString(printer.notes);
+}
+
+// A round that took one sample of a 2 ms step: not the step's length but the round's start-up (a
+// Python worker's import of torch, a device's start) took its time, and the note says so.
+TEST(Suite, ARoundLeftNoTimeBySetUpSaysSoNotThatTheStepIsTooLong) {
+  SlowStepMeasurer m;
+  NotePrinter printer;
+  run_on_cpu(m, printer, {"startup"}, 0, 4, RoundsPolicy{1, 1});
+  EXPECT_TRUE(printer.has("startup on cpu: a step takes 2.000 ms, but its round's start-up, build and warm-up took 3.998 s "
+                          "of the round's 4.000 s: 1 sample in a round instead of 3"))
+      << ::testing::PrintToString(printer.notes);
+  EXPECT_FALSE(printer.has("too long")) << ::testing::PrintToString(printer.notes);
 }
 
 // The budget's share a round cannot hold in one pass is not the end of the case: the round waits
