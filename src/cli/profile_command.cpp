@@ -51,8 +51,8 @@ int execute_profile(const ProfileCliOptions& o) {
   if (o.warmup < 0 || o.warmup > 1000) throw UsageError(fmt::format("--warmup must be in [0, 1000] (got {})", o.warmup));
   if (o.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", o.top));
   check_threads(o.threads);
-  const CaseSpec spec{model, engine::describe_device(o.device.empty() ? first_accelerator_or_cpu() : o.device).id, engine::canonical_precision(o.dtype), o.batch_size,
-                      o.threads};
+  const auto device = engine::describe_device(o.device.empty() ? first_accelerator_or_cpu() : o.device).id;
+  const CaseSpec spec{model, device, engine::canonical_precision(o.dtype), o.batch_size, o.threads};
   if (!o.trace_path.empty()) check_writable(o.trace_path, "--trace");
   const bool json_stdout = o.json_path == "-";
   if (!o.json_path.empty() && !json_stdout) check_writable(o.json_path, "--json");
