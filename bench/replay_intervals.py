@@ -449,7 +449,8 @@ def main(argv):
                 cells.append(f"{100 * r['coverage']:5.0f}% wr {wr:>4}" if r["coverage"] is not None else "-")
                 if n >= 4 and r["coverage"] is not None and r["width_ratio"] is not None:
                     totals[m].append((r["coverage"], r["width_ratio"]))
-                    every, first = calibrate(per[m][k], len(per[m][k])), calibrate(per[m][k], 1)
+                    every = calibrate(per[m][k], len(per[m][k])) if first_only else r
+                    first = r if first_only else calibrate(per[m][k], 1)
                     both[m][0] += every["coverage"] >= 0.9 and first["width_ratio"] is not None and first["width_ratio"] <= 3
                     both[m][1] += 1
             if n >= 3:

@@ -27,7 +27,6 @@ ProfileCapture profile_training(const CaseSpec&, const ProfileOptions&) {
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iterator>
 #include <cmath>
 #include <mutex>
@@ -136,17 +135,14 @@ class Flattener {
   std::unordered_map<const pi::Result*, int> index_;
 };
 
-}  // namespace
-
-namespace {
 // kineto writes the Chrome trace itself, and logs a failure without reporting it: into a temporary
 // file first, checked, then through the atomic writer (core/safe_write.h), so that --trace never
 // leaves half a trace over an earlier file.
-void save_trace(const std::function<void(const std::string&)>& save, const std::string& path) {
+void save_trace(ap::ProfilerResult& result, const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const auto tmp = (fs::temp_directory_path(ec) / fmt::format("accelbench-trace-{}.json", ::getpid())).string();
-  save(tmp);
+  result.save(tmp);
   std::string bytes;
   {
     std::ifstream in(tmp, std::ios::binary);
@@ -224,7 +220,7 @@ ProfileCapture profile_training(const CaseSpec& spec, const ProfileOptions& o) {
   flat.add_roots(result->event_tree());
   cap.events = flat.take();
   if (!o.trace_path.empty()) {
-    save_trace([&](const std::string& tmp) { result->save(tmp); }, o.trace_path);
+    save_trace(*result, o.trace_path);
     cap.trace_path = o.trace_path;
   }
   return cap;
