@@ -27,14 +27,17 @@ run's width ratio is <= 3 (both at once, as the calibration's acceptance asks).
 
 Usage: python3 bench/replay_intervals.py [--first] [--cpu-own-kind] [--scale-rounds K] FOLDER [FOLDER ...]
        (standard library only)
-       python3 bench/replay_intervals.py --simulate [--rounds 2,3,4,6,8,12] [--runs 5,10] [--trials 20000]
+       python3 bench/replay_intervals.py --simulate [--rounds 2,3,4,6,8,12] [--runs 5,10] [--trials 20000] [--cases 9] [--z 1.96]
   --first: judge only the first run's intervals (against every run's figure): what a new user sees.
   --simulate: no recorded runs; what a right interval's width ratio does. A simulated machine whose
            rounds show all that varies between runs (each round's log median a normal draw, a run's
            median the median of its R rounds); the first run gets the interval of its rounds alone
            (t(R - 1)). Prints its coverage of the other runs' medians (about 95%: the interval is
            right), its width ratio against N runs (median, 90th percentile, share above 3), and the
-           same for an interval that knows the true sd (z = 1.96).
+           same for an interval that knows the true sd (z = 1.96, or --z); and how often that known-sd
+           interval meets both numbers (every run's coverage >= 90%, the first run's width <= 3) in
+           one case, and in every one of --cases K cases at once (default 9: an H200 series' six
+           cases and three speed-ups; 3: the 2-core series).
   --cpu-own-kind: the alternative of pooling the CPU's cases as a kind of their own, apart from the
            host-bound accelerator cases (`run` pools them together)."""
 import argparse
@@ -313,11 +316,11 @@ def paired_interval(s, cases, earlier_ratios, moderated_so_far):
     return s["ratio"], s["ratio"] * math.exp(-half), s["ratio"] * math.exp(half)
 
 
-def simulate(rounds, runs, trials, rng):
+def simulate(rounds, runs, trials, rng, z=1.96):
     t = t975(rounds - 1)
     factor = MEDIAN_FACTOR.get(rounds, 1.5708)
-    true_half = 1.96 * math.sqrt(2 * factor / rounds)  # the round sd is 1
-    ratios, oracle, covered, total = [], [], 0, 0
+    true_half = z * math.sqrt(2 * factor / rounds)  # the round sd is 1
+    ratios, oracle, covered, total, both = [], [], 0, 0, 0
     for _ in range(trials):
         levels = [[rng.gauss(0, 1) for _ in range(rounds)] for _ in range(runs)]
         medians = [statistics.median(r) for r in levels]
@@ -327,11 +330,20 @@ def simulate(rounds, runs, trials, rng):
         total += runs - 1
         ratios.append(2 * half / span)
         oracle.append(2 * true_half / span)
+        both += known_sd_meets_both(medians, true_half)
     ratios.sort()
     oracle.sort()
     return {"coverage": covered / total, "median": ratios[trials // 2], "p90": ratios[int(0.9 * trials)],
             "over3": sum(r > 3 for r in ratios) / trials, "oracle_median": oracle[trials // 2],
-            "oracle_over3": sum(r > 3 for r in oracle) / trials}
+            "oracle_over3": sum(r > 3 for r in oracle) / trials, "oracle_both": both / trials}
+
+
+def known_sd_meets_both(medians, half):
+    """Whether ranges of +-half about every run's median cover >= 90% of the ordered pairs and the
+    first run's is at most 3 times the medians' range."""
+    n = len(medians)
+    hits = sum(abs(a - b) <= half for i, a in enumerate(medians) for j, b in enumerate(medians) if i != j)
+    return hits >= 0.9 * n * (n - 1) and 2 * half <= 3 * (max(medians) - min(medians))
 
 
 def print_simulation(argv):
@@ -340,23 +352,26 @@ def print_simulation(argv):
     ap.add_argument("--rounds", default="2,3,4,6,8,12", help="rounds a run (comma list, each >= 2)")
     ap.add_argument("--runs", default="5,10", help="runs judged (comma list, each >= 2)")
     ap.add_argument("--trials", type=int, default=20000)
+    ap.add_argument("--z", type=float, default=1.96, help="the known-sd interval's quantile (1.96: 95%%)")
+    ap.add_argument("--cases", type=int, default=9, help="cases judged at once (the known-sd interval's chance in all)")
     a = ap.parse_args(argv)
     try:
         rounds = [int(x) for x in a.rounds.split(",")]
         runs = [int(x) for x in a.runs.split(",")]
     except ValueError:
         ap.error("--rounds and --runs take comma lists of integers")
-    if min(rounds) < 2 or min(runs) < 2 or a.trials < 100:
-        ap.error("rounds and runs must be at least 2, --trials at least 100")
+    if min(rounds) < 2 or min(runs) < 2 or a.trials < 100 or a.cases < 1 or not a.z > 0:
+        ap.error("rounds and runs must be at least 2, --trials at least 100, --cases at least 1, --z above 0")
     trials = a.trials
     rng = random.Random(1)
     print(f"{'rounds':>6} {'runs':>5} {'coverage':>9} {'width ratio median':>19} {'p90':>6} {'> 3':>6}"
-          f"   {'known sd: median':>17} {'> 3':>6}")
+          f"   {'known sd: median':>17} {'> 3':>6} {'both':>6} {f'both in {a.cases}':>11}")
     for r in rounds:
         for n in runs:
-            x = simulate(r, n, trials, rng)
+            x = simulate(r, n, trials, rng, a.z)
             print(f"{r:>6} {n:>5} {100 * x['coverage']:>8.1f}% {x['median']:>19.2f} {x['p90']:>6.2f} "
-                  f"{100 * x['over3']:>5.0f}%   {x['oracle_median']:>17.2f} {100 * x['oracle_over3']:>5.0f}%")
+                  f"{100 * x['over3']:>5.0f}%   {x['oracle_median']:>17.2f} {100 * x['oracle_over3']:>5.0f}%"
+                  f" {100 * x['oracle_both']:>5.0f}% {100 * x['oracle_both'] ** a.cases:>10.0f}%")
     return 0
 
 

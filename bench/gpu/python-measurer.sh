@@ -14,6 +14,10 @@
 # two processes share the same cores (on one core, a 4 s case is all start-up for the Python worker:
 # each such accelbench process on the H200 timed 1 sample; give AGREE_S 10 or more). The load
 # average and the host's cumulative steal time before each process go to agree-load.txt.
+# AGREE_IN_PROCESS=1 adds, per device and model, the same question asked inside one Python process
+# (`measurer_agreement.py --in-process`: the two steps' samples taken in turn, AGREE_PAIRS blocks of
+# AGREE_S / 2 seconds; where processes of either script differ more than 3% among themselves, this is
+# what can tell) into agree-in-process.txt.
 # Writes side-by-side.{json,txt}, advise.txt, dict-{eager,compiled}.{json,txt},
 # builtin-compiled.{json,txt}, agree-*.json and agreement.txt under OUT_DIR.
 set -uo pipefail
@@ -61,4 +65,12 @@ for dev in ${AGREE_DEVICES:-cpu cuda}; do
   done
 done
 "$PY" bench/python/measurer_agreement.py "$OUT" | tee "$OUT/agreement.txt"
+if [[ -n ${AGREE_IN_PROCESS:-} ]]; then
+  for dev in ${AGREE_DEVICES:-cpu cuda}; do
+    for m in ${AGREE_MODELS:-mlp cnn transformer}; do
+      "$PY" bench/python/measurer_agreement.py --in-process "$dev" "$m" "${AGREE_PAIRS:-5}" $(( ${AGREE_S:-20} / 2 )) \
+        2>> "$OUT/agree.err" | tee -a "$OUT/agree-in-process.txt"
+    done
+  done
+fi
 echo "python-measurer: $(( $(date +%s) - T0 )) s"
