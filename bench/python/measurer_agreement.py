@@ -5,6 +5,7 @@ run alternately (bench/gpu/python-measurer.sh writes them).
 
     python3 bench/python/measurer_agreement.py OUT_DIR
     python3 bench/python/measurer_agreement.py --in-process DEVICE MODEL [BLOCKS [SECONDS]] [--flush-denormal]
+    (MODEL: mlp, cnn or transformer, the models of article_models.py)
 
 The first reads OUT_DIR/agree-DEVICE-MODEL-N-accelbench.json (run --json) and
 OUT_DIR/agree-DEVICE-MODEL-N-article.json (article_models.py --json) and prints, per device and
@@ -23,11 +24,13 @@ article_models.py's, and times samples of the same number of steps of each in tu
 swapped each time, so that both see the same moments of the host. BLOCKS blocks (5) of SECONDS (4)
 each; a block's ratio is its two medians' ratio. Same columns; exit 0 when the median is within 3%.
 It times the two steps, not the processes around them: the worker's start-up is not in a step's
-time either way. It also counts the subnormal values in each optimizer's state: on a CPU, Adam's
-moments of weights whose gradient stays exactly zero decay into float32's subnormal range after
-about 800 steps, and arithmetic on them is slow on some processors, so the two steps' times can
-differ by their data (article_models.py's random inputs leave more such weights) rather than by
-their loops; --flush-denormal (torch.set_flush_denormal) takes that difference out."""
+time either way. Both steps train on the same batches (the measurer's: Fashion-MNIST, or the
+tokens of the transformer's task), so that they differ only by their code: with its own uniform
+noise, article_models.py's mlp left 516,750 of its Adam moments subnormal after about 800 steps
+against the measurer's 23,850 (weights whose gradient stays exactly zero: their moments decay into
+float32's subnormal range), and arithmetic on subnormals is slow on some processors. The check
+counts them in each optimizer's state; --flush-denormal (torch.set_flush_denormal, the calling
+thread's) flushes them."""
 
 import glob
 import json
@@ -111,15 +114,19 @@ def in_process(argv) -> int:
     try:
         device, model = argv[0], argv[1]
         n, seconds = (int(argv[2]) if len(argv) > 2 else 5), (float(argv[3]) if len(argv) > 3 else 4.0)
-        if len(argv) > 4 or n < 1 or not seconds > 0:
-            raise ValueError
+        if len(argv) > 4 or n < 1 or not seconds > 0 or model not in ("mlp", "cnn", "transformer"):
+            raise ValueError  # the models article_models.py has
     except (IndexError, ValueError):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        print("measurer_agreement.py: --in-process takes DEVICE MODEL [BLOCKS [SECONDS]] [--flush-denormal], MODEL mlp, "
+              "cnn or transformer, BLOCKS >= 1, SECONDS > 0", file=sys.stderr)
         return 2
     steps = InterleavedSteps(device, model, seconds, flush)
-    pairs = [steps.block(seconds) for _ in range(n)]
-    for i, (a, b) in enumerate(pairs):
-        print(f"block {i + 1}: measurer {a * 1e3:.3f} ms, article {b * 1e3:.3f} ms", file=sys.stderr)
+    pairs = []
+    for i in range(n):
+        a, b = steps.block(seconds)
+        pairs.append((a, b))
+        print(f"block {i + 1}: measurer {a * 1e3:.3f} ms, article {b * 1e3:.3f} ms; subnormal values in the optimizers' "
+              f"state {steps.subnormals(0)}, {steps.subnormals(1)}", file=sys.stderr)
     ratios = [a / b for a, b in pairs]
     med = statistics.median(ratios)
     print(f"device  model        blocks  measurer ms  article ms  ratios (measurer/article, one process){'':2}"
@@ -134,8 +141,8 @@ def in_process(argv) -> int:
 
 class InterleavedSteps:
     """The measurer's step (a worker Round built and warmed up as `run` builds one, on DEVICE, an
-    index added to a bare accelerator type) and article_models.py's (its model, batches and eager
-    step, warmed up as many steps), timed in turn."""
+    index added to a bare accelerator type) and article_models.py's (its model and eager step, fed
+    the measurer's staged batches, warmed up as many steps), timed in turn."""
 
     def __init__(self, device: str, model: str, seconds: float, flush_denormal: bool):
         here = os.path.dirname(os.path.abspath(__file__))
@@ -153,6 +160,7 @@ class InterleavedSteps:
         r.build()
         r.warm_up()
         case = build_case(model, self.dev, 64, verbose=False)
+        case.batches = [(inputs[0], target) for inputs, target in r.task.batches]  # the same data for both
         theirs = eager_step(case)
         for _ in range(max(3, r.r["warmup"]["steps"])):
             theirs()
