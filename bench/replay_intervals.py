@@ -23,7 +23,9 @@ variances, Welch-Satterthwaite degrees of freedom, as `run` gives them; and
 - scaled:  (with --scale-rounds K) moderated, each case's rounds variance multiplied by K first: the
            alternative that the rounds see only 1/K of what varies between runs.
 The summary counts, per method, the cases whose coverage over every run is >= 90% and whose first
-run's width ratio is <= 3 (both at once, as the calibration's acceptance asks).
+run's width ratio is <= 3 (both at once, as the calibration's acceptance asks), and how many of them
+an interval that knew each case's true sd would meet both in, on average (simulated, z = 1.96, for
+each case's number of runs): the most a method can be expected to reach.
 
 Usage: python3 bench/replay_intervals.py [--first] [--cpu-own-kind] [--scale-rounds K] FOLDER [FOLDER ...]
        (standard library only)
@@ -450,6 +452,7 @@ def main(argv):
     first_only, folders = parsed
     print(f"{'series':34} {'case':26} {'runs':>4} {'max/min':>7}   " + "   ".join(f"{m:>16}" for m in METHODS))
     totals, both = {m: [] for m in METHODS}, {m: [0, 0] for m in METHODS}
+    runs_of_figures = []  # the number of runs of each figure counted in "both"
     for folder in folders:
         per = replay(folder)
         for k in sorted(per["moderated"], key=str):
@@ -468,6 +471,8 @@ def main(argv):
                     first = r if first_only else calibrate(per[m][k], 1)
                     both[m][0] += every["coverage"] >= 0.9 and first["width_ratio"] is not None and first["width_ratio"] <= 3
                     both[m][1] += 1
+                    if m == "moderated":
+                        runs_of_figures.append(n)
             if n >= 3:
                 print(f"{os.path.basename(folder.rstrip('/'))[:34]:34} {label_of(k)[:26]:26} {n:>4} {mm:>7.3f}   " + "   ".join(f"{x:>16}" for x in cells))
     print("over the series of 4 runs or more (rounds: a case with one round has no interval and covers nothing;"
@@ -478,7 +483,19 @@ def main(argv):
             print(f"  {m:9} {len(rows)} series: mean coverage {100 * sum(cov) / len(cov):.0f}%, >= 90% in {sum(c >= 0.9 for c in cov)}, "
                   f"lowest {100 * min(cov):.0f}%; median width ratio {wr[len(wr) // 2]:.1f}, <= 3 in {sum(w <= 3 for w in wr)}, largest {wr[-1]:.1f}; "
                   f"both (every run's coverage >= 90%, the first run's width <= 3) in {both[m][0]} of {both[m][1]}")
+    if runs_of_figures:
+        expected = sum(known_sd_both_rate(n) for n in runs_of_figures)
+        print(f"  known sd  an interval that knew each figure's true sd (z = 1.96; independent normal run medians, "
+              f"simulated for each figure's number of runs) would meet both in about {expected:.1f} of {len(runs_of_figures)}")
     return 0
+
+
+@lru_cache(maxsize=None)
+def known_sd_both_rate(runs, trials=20000):
+    """The share of simulated series of `runs` runs in which ranges of +-1.96 sqrt(2) sd meet both numbers."""
+    rng = random.Random(runs)
+    half = 1.96 * math.sqrt(2)
+    return sum(known_sd_meets_both([rng.gauss(0, 1) for _ in range(runs)], half) for _ in range(trials)) / trials
 
 
 if __name__ == "__main__":
