@@ -3,7 +3,7 @@
 #   bin/accelbench                                        (the command: answers --version, execs the engine)
 #   libexec/accelbench/accelbench-engine                  (every command; finds libtorch through its RPATH)
 #   share/man/man1/accelbench.1                           (man accelbench)
-#   share/accelbench/python/accelbench_worker/            (the Python measurer, __init__/__main__/worker.py:
+#   share/accelbench/python/accelbench_worker/            (the Python measurer package, its round server:
 #                                                         --impl python, --py-model)
 #   share/bash-completion/completions/accelbench          (bash)
 #   share/zsh/site-functions/_accelbench                  (zsh)

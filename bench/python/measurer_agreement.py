@@ -18,7 +18,7 @@ Standard library only.
 --in-process asks the same question where the host's speed wanders by more than 3% between
 processes and over seconds (on the H200's shared host, processes of article_models.py alone differed
 up to 1.7x; on a 2-core VM its step drifted 4.1 -> 6.1 ms within one process): one Python process
-(torch needed) builds the measurer's step (accelbench_worker.worker.Round, given the request the C++
+(torch needed) builds the measurer's step (accelbench_worker.round.Round, given the request the C++
 harness sends: fused Adam, batch 64, float32, built and warmed up as a round does) and
 article_models.py's, and times samples of the same number of steps of each in turn, the order
 swapped each time, so that both see the same moments of the host. BLOCKS blocks (5) of SECONDS (4)
@@ -160,7 +160,7 @@ class InterleavedSteps:
         here = os.path.dirname(os.path.abspath(__file__))
         sys.path[:0] = [here, os.path.join(here, "..", "..", "python")]
         import torch
-        from accelbench_worker.worker import Round
+        from accelbench_worker.round import Round
         from article_models import build_case
         from timing import eager_step
         self.torch = torch

@@ -19,7 +19,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from accelbench_worker.worker import TransformerClassifier, token_batches  # noqa: E402
+from accelbench_worker.workloads.transformer import TransformerClassifier, token_batches  # noqa: E402
 
 RECIPES = {  # name -> (peak lr, warm-up updates, warm-up starts at 0)
     "1e-5": (1e-5, 0, False),

@@ -1,13 +1,14 @@
-"""accelbench's Python measurer: one round of a case, measured where the user's model lives.
+"""accelbench's Python measurer: the rounds of a Python case, measured where the user's model lives.
 
-The C++ harness starts `python -m accelbench_worker measure --spec-json REQUEST --out RESULT` as
-a round's child process (in place of its own `_measure-case`), with this package's folder on
-PYTHONPATH. The worker reads the same request (the case, its inputs, the stopping rule), builds
-the model, warms it up, times samples the way the C++ engine does (the device synchronized
-before each clock reading) and writes the same result (CaseResult JSON). Rounds, intervals,
-telemetry, history and reports stay in C++.
+The C++ harness (src/drivers/python_worker.cpp) starts `python -m accelbench_worker serve` once per
+run, with this package's folder on PYTHONPATH, and asks it for rounds (protocol.py). Each round, in
+a fresh process (server.py), reads the same request as a C++ round (the case, its inputs, the
+stopping rule), builds the model (workloads/ or user_model.py, task.py), warms it up and times
+samples as the C++ engine does (round.py, timing.py: the device synchronized before each clock
+reading) and writes the same result (CaseResult JSON). Rounds, intervals, telemetry, history and
+reports stay in C++.
 
-Standard library and torch only.
+The modules mirror the C++ folders: protocol (drivers/python_worker), timing (core/stopping), data
+(data/), workloads/ (workloads/), task and round (engine/case_measurement), errors. Standard library
+and torch only; protocol, timing and errors import no torch.
 """
-
-PROTOCOL = 1

@@ -3,16 +3,12 @@
 // (drivers/isolated_measurer.h).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/request_checks.h"
+#include "core/child_process.h"
 #include "core/errors.h"
 #include "drivers/isolated_measurer.h"
 #include "engine/engine.h"
@@ -21,15 +17,6 @@
 namespace accelbench {
 
 namespace {
-// A child whose parent is killed (SIGKILL gives the parent no time to stop it) ends with it, instead
-// of measuring on for nobody.
-void end_with_parent() {
-#ifdef __linux__
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() == 1) ::_exit(1);  // the parent was already gone
-#endif
-}
-
 int execute_measure_case(const std::string& spec_json, const std::string& out_path) {
   nlohmann::json json;
   try {
@@ -45,7 +32,7 @@ int execute_measure_case(const std::string& spec_json, const std::string& out_pa
   }
   check_measure_request(request);
   check_writable(out_path, "--out");
-  end_with_parent();
+  tie_to_parent();  // a parent killed with SIGKILL takes this round with it (core/child_process.h)
   // The crash tests' moments (core/test_points.h) are the parent's: its history and --json file.
   ::unsetenv("ACCELBENCH_TEST_POINTS");
   if (request.memory_limit_bytes) engine::apply_memory_limit(request.spec.device, request.memory_limit_bytes);

@@ -44,6 +44,8 @@ void check_python_flag_use(const CLI::App& cmd, bool python, const std::string& 
     throw UsageError(fmt::format("unknown --py-optimizer '{}'; available: adam, adamw, sgd, each with :fused or :foreach", optimizer));
 }
 
+bool has_python_twin(const std::string& workload) { return contains(kPythonTwins, workload); }
+
 // The Python twin of a built-in case, or UsageError where there is none.
 CaseSpec python_twin(const CaseSpec& c, const std::string& compile) {
   if (!contains(kPythonTwins, c.workload))
@@ -92,9 +94,11 @@ std::string checked_compile_mode(const PythonFlags& f, const CLI::App& cmd) {
 
 void add_python_options(CLI::App* cmd, PythonFlags& f, WorkloadInputs& in) {
   cmd->add_option("--impl", f.impl,
-                  "Which loop trains each model: cpp (the C++ engine), python (its Python twin, PyTorch's modules and "
-                  "optimizer, in a Python child process) or cpp,python side by side")
-      ->capture_default_str();
+                  "Which loop trains each model: python (PyTorch's modules and torch.optim, as a training script runs "
+                  "them), cpp (the C++ engine: the same step without the interpreter) or cpp,python side by side "
+                  "(default: python where a python3 that imports torch is found and every case has a Python twin, else "
+                  "cpp; $ACCELBENCH_IMPL sets another)")
+      ->default_str("python");
   cmd->add_option("--python", f.python, "The Python the Python cases run under (default: the first python3 that imports torch)");
   cmd->add_option("--py-model", in.py_model,
                   "Your own Python model: FILE.py:FACTORY; the factory returns the model, or (model, optimizer, batch_fn); "
@@ -106,8 +110,12 @@ void add_python_options(CLI::App* cmd, PythonFlags& f, WorkloadInputs& in) {
       ->default_str("default");
 }
 
-PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteRequest& req, std::vector<std::string>& models) {
-  const auto impls = split_list(f.impl);
+PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteRequest& req, std::vector<std::string>& models,
+                               std::string& loops) {
+  PythonSetup found;  // the interpreter the default's choice started, for the run
+  const auto impls = cmd.count("--impl") || !req.options.inputs.py_model.empty() ? split_list(f.impl.empty() ? "cpp" : f.impl)
+                                                                                : default_impls(f, cmd, req, loops, found);
+  if (loops.empty()) loops = loops_text(impls);
   if (impls.empty()) throw UsageError("--impl is empty; available: cpp, python");
   for (const auto& i : impls)
     if (i != "cpp" && i != "python") throw UsageError(fmt::format("unknown --impl '{}'; available: cpp, python", i));
@@ -127,9 +135,9 @@ PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteR
   expand_plan(req.plan, impls, compile, builtins, py_case);
   if (!builtins) models.clear();
   if (!py_case.empty()) models.push_back(py_case);
-  auto setup = find_python_setup(f.python, f.py_optimizer, req.plan.cases, req.options.inputs);
+  auto setup = found.active() ? found : find_python_setup(f.python, f.py_optimizer, req.plan.cases, req.options.inputs);
   const auto first = std::find_if(req.plan.cases.begin(), req.plan.cases.end(), [&](const CaseSpec& c) { return c.workload == py_case; });
-  if (first != req.plan.cases.end()) check_python_case(setup.worker_dir, *first, req.options);  // import, factory, forward at batch 2
+  if (first != req.plan.cases.end()) check_python_case(*setup.worker, *first, req.options);  // import, factory, forward at batch 2
   return setup;
 }
 

@@ -17,7 +17,7 @@ class App;
 namespace accelbench {
 
 struct PythonFlags {
-  std::string impl = "cpp";   // cpp, python or cpp,python
+  std::string impl;           // cpp, python or cpp,python; "" (run): the default loop, default_loops()
   std::string python;         // the interpreter (default: the first python3 that imports torch)
   std::string py_optimizer;   // "" PyTorch's default Adam; adam:fused, adamw:foreach, sgd...
   std::string compile;        // "" eager; default, reduce-overhead, max-autotune
@@ -29,8 +29,24 @@ void add_python_options(CLI::App* cmd, PythonFlags& flags, WorkloadInputs& input
 // Checks the flags and applies them to the request's plan and inputs (`models` gains the
 // --py-model case's name). Runs the interpreter (its torch) and the --py-model's check at batch 2:
 // UsageError, one line, for each bad input.
+// `loops` says which loops the run measures, in words ("the Python loop", "the C++ loop (...why)").
 PythonSetup apply_python_flags(const PythonFlags& flags, const CLI::App& cmd, SuiteRequest& request,
-                               std::vector<std::string>& models);
+                               std::vector<std::string>& models, std::string& loops);
+
+// The environment variable that names the default loop when --impl is not given (cpp, python or
+// cpp,python), for a machine or CI that measures one loop every time.
+inline constexpr const char* kDefaultImplVariable = "ACCELBENCH_IMPL";
+
+// In python_default_loop.cpp: the loops when --impl is not given: $ACCELBENCH_IMPL, else the
+// Python loop (the one a PyTorch user's script runs) unless the request needs the C++ engine or no
+// python3 imports torch; `loops` says which, and why the C++ loop where the Python one was not
+// taken; `found`: the interpreter started to decide, for the run.
+std::vector<std::string> default_impls(const PythonFlags& flags, const CLI::App& cmd, SuiteRequest& request,
+                                       std::string& loops, PythonSetup& found);
+// "the Python loop", "the C++ loop", "the C++ and Python loops".
+const char* loops_text(const std::vector<std::string>& impls);
+// Whether the built-in workload has a Python twin (python/accelbench_worker/workloads/).
+bool has_python_twin(const std::string& workload);
 
 // A sweep's implementation: --impl cpp or python (one a sweep), --python, --py-optimizer, --compile.
 // In sweep_command.cpp.

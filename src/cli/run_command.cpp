@@ -71,6 +71,7 @@ std::vector<std::string> plan_lines(const RunFlags& o, const RunRequest& run_req
   return {fmt::format("{} case{} ({} on {}), {}, CI target +-{:.1f}%", n, n == 1 ? "" : "s",
                       fmt::join(run_request.models, ", "), fmt::join(engine::resolve_devices(o.devices), ", "), rounds_text,
                       100 * req.options.settings.stopping.ci_target),
+          "training " + run_request.loops,
           fmt::format("{}{}", req.budget_s > 0 ? fmt::format("time budget {}, at most {} a case",
                                                              format_duration(req.budget_s), format_duration(req.max_per_case_s))
                                                 : fmt::format("at most {} a case", format_duration(req.max_per_case_s)),

@@ -114,7 +114,7 @@ RunRequest make_run_request(const RunFlags& o, const CLI::App& cmd) {
       if (c.workload == "bert-base") c.batch_size = 8;
   s.stopping.max_time_s = timing.max_per_case_s;
   req.options.settings = s;
-  run_request.python = apply_python_flags(o.python, cmd, req, run_request.models);  // --impl, --py-model
+  run_request.python = apply_python_flags(o.python, cmd, req, run_request.models, run_request.loops);  // --impl, --py-model
   req.budget_s = timing.budget_s;
   req.max_per_case_s = timing.max_per_case_s;
   req.rounds = RoundsPolicy{timing.rounds, timing.rounds + 3};

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/request_checks.h"
+#include "core/child_process.h"
 #include "core/errors.h"
 #include "engine/engine.h"
 
@@ -21,6 +22,7 @@ int execute_scale_rank(const std::string& request_json, const std::string& out) 
     throw UsageError(fmt::format("_scale-rank: bad --request-json: {}", e.what()));
   }
   check_scale_rank_request(request);
+  tie_to_parent();  // started by accelbench scale: ends with it (not set under torchrun)
   auto rv = rendezvous_from_env();
   rv.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(request.collective_timeout_s * 1000));
   const auto m = engine::run_scale_rank(request, rv, out);

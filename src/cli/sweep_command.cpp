@@ -15,6 +15,7 @@
 namespace accelbench {
 
 void add_python_sweep_options(CLI::App* cmd, PythonFlags& f) {
+  f.impl = "cpp";
   cmd->add_option("--impl", f.impl,
                   "Which loop trains the model at every point: cpp (the C++ engine) or python (its Python twin, PyTorch's "
                   "modules and optimizer, in a Python child process)")

@@ -42,17 +42,26 @@ void derive_case_figures(CaseResult& r) {
   }
 }
 
+namespace {
+// The resident memory the case added to its process: the peak less what the process held before
+// the model was built (the interpreter, the libraries), where that was recorded.
+double case_rss_bytes(const MemoryUsage& m) {
+  const double peak = static_cast<double>(*m.peak_rss_bytes);
+  return m.baseline_rss_bytes ? std::max(0.0, peak - static_cast<double>(*m.baseline_rss_bytes)) : peak;
+}
+}  // namespace
+
 std::string peak_memory_text(const CaseResult& c) {
   if (c.memory.peak_allocated_bytes) return format_bytes(static_cast<double>(*c.memory.peak_allocated_bytes));
   if (c.memory.allocated_bytes) return format_bytes(static_cast<double>(*c.memory.allocated_bytes)) + " (now)";
-  if (c.memory.peak_rss_bytes) return format_bytes(static_cast<double>(*c.memory.peak_rss_bytes)) + " RSS";
+  if (c.memory.peak_rss_bytes) return format_bytes(case_rss_bytes(c.memory)) + " RSS";
   return "-";
 }
 
 double peak_memory_bytes(const CaseResult& c) {
   if (c.memory.peak_allocated_bytes) return static_cast<double>(*c.memory.peak_allocated_bytes);
   if (c.memory.allocated_bytes) return static_cast<double>(*c.memory.allocated_bytes);
-  if (c.memory.peak_rss_bytes) return static_cast<double>(*c.memory.peak_rss_bytes);
+  if (c.memory.peak_rss_bytes) return case_rss_bytes(c.memory);
   return 0;
 }
 

@@ -7,15 +7,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <fstream>
 #include <thread>
 
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
+#endif
+#if defined(__linux__)
+#include <sys/prctl.h>
 #endif
 
 extern char** environ;
@@ -23,6 +29,32 @@ extern char** environ;
 namespace accelbench {
 
 namespace {
+// This process's environment with `extra` ("NAME=value") and ACCELBENCH_PARENT_PID in place of
+// any variables of those names, and the vector of pointers posix_spawn takes.
+struct ChildEnvironment {
+  std::vector<std::string> owned;
+  std::vector<char*> pointers;
+  explicit ChildEnvironment(const std::vector<std::string>& extra) {
+    owned = extra;
+    owned.push_back(fmt::format("{}={}", kParentPidVariable, ::getpid()));
+    auto replaced = [&](std::string_view entry) {
+      const auto name = entry.substr(0, entry.find('=') + 1);
+      return std::any_of(owned.begin(), owned.end(), [&](const std::string& e) { return e.rfind(name, 0) == 0; });
+    };
+    for (auto& e : owned) pointers.push_back(e.data());
+    for (char** e = environ; *e; ++e)
+      if (!replaced(*e)) pointers.push_back(*e);
+    pointers.push_back(nullptr);
+  }
+};
+
+std::vector<char*> argv_pointers(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  return args;
+}
+
 // posix_spawn of args[0] with stdin and stdout on /dev/null and stderr appended to `stderr_path`
 // (inherited when empty); returns posix_spawn's error number (0: started, `pid` set).
 int spawn_quiet(pid_t& pid, std::vector<char*>& args, char* const* envp, const std::string& stderr_path) {
@@ -44,13 +76,12 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& 
     r.start_error = "no program";
     return r;
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  auto args = argv_pointers(argv);
+  ChildEnvironment env({});
 
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int rc = spawn_quiet(pid, args, environ, stderr_path);
+  const int rc = spawn_quiet(pid, args, env.pointers.data(), stderr_path);
   if (rc != 0) {
     r.start_error = fmt::format("could not start {}: {}", argv[0], std::strerror(rc));
     return r;
@@ -88,19 +119,78 @@ int start_child(const std::vector<std::string>& argv, const std::vector<std::str
     error = "no program";
     return -1;
   }
-  std::vector<char*> args, env;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const auto& e : extra_env) env.push_back(const_cast<char*>(e.c_str()));
-  for (char** e = environ; *e; ++e) env.push_back(*e);  // the first of a name wins (glibc getenv)
-  env.push_back(nullptr);
+  auto args = argv_pointers(argv);
+  ChildEnvironment env(extra_env);
   pid_t pid = 0;
-  const int rc = spawn_quiet(pid, args, env.data(), stderr_path);
+  const int rc = spawn_quiet(pid, args, env.pointers.data(), stderr_path);
   if (rc != 0) {
     error = fmt::format("could not start {}: {}", argv[0], std::strerror(rc));
     return -1;
   }
   return pid;
+}
+
+PipedChild start_piped_child(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                             const std::string& stderr_path, std::string& error) {
+  PipedChild child;
+  if (argv.empty()) {
+    error = "no program";
+    return child;
+  }
+  int to_child[2], from_child[2];
+  if (::pipe(to_child) != 0) {
+    error = fmt::format("could not make a pipe: {}", std::strerror(errno));
+    return child;
+  }
+  if (::pipe(from_child) != 0) {
+    error = fmt::format("could not make a pipe: {}", std::strerror(errno));
+    ::close(to_child[0]);
+    ::close(to_child[1]);
+    return child;
+  }
+  for (int fd : {to_child[1], from_child[0]}) ::fcntl(fd, F_SETFD, FD_CLOEXEC);  // ours alone
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
+  posix_spawn_file_actions_addclose(&actions, to_child[0]);
+  posix_spawn_file_actions_addclose(&actions, from_child[1]);
+  if (!stderr_path.empty())
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  auto args = argv_pointers(argv);
+  ChildEnvironment env(extra_env);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.pointers.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  if (rc != 0) {
+    error = fmt::format("could not start {}: {}", argv[0], std::strerror(rc));
+    ::close(to_child[1]);
+    ::close(from_child[0]);
+    return child;
+  }
+  child.pid = pid;
+  child.stdin_fd = to_child[1];
+  child.stdout_fd = from_child[0];
+  return child;
+}
+
+void tie_to_parent() {
+  const char* text = std::getenv(kParentPidVariable);
+  if (!text || !*text) return;
+  const auto parent = static_cast<pid_t>(std::strtol(text, nullptr, 10));
+  if (parent <= 0) return;
+#if defined(__linux__)
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) == 0) {
+    if (::getppid() != parent) std::_Exit(1);  // the parent ended before the tie was made
+    return;
+  }
+#endif
+  std::thread([parent] {
+    while (::getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    std::_Exit(1);
+  }).detach();
 }
 
 bool poll_child(int pid, ChildOutcome& o) {

@@ -37,6 +37,11 @@ inline constexpr const char* kPythonImpl = "python";
 inline bool is_python(const CaseSpec& spec) { return spec.impl == kPythonImpl; }
 // "cpp" or "python": the loop that trains the case.
 inline std::string impl_name(const CaseSpec& spec) { return spec.impl.empty() ? "cpp" : spec.impl; }
+// The loop that trains the case, as a reader names it: "C++", "Python", "Python, compile=reduce-overhead".
+inline std::string loop_name(const CaseSpec& spec) {
+  return (spec.impl.empty() ? std::string("C++") : is_python(spec) ? std::string("Python") : spec.impl) +
+         (spec.compile.empty() ? "" : ", compile=" + spec.compile);
+}
 // The implementation column of the tables: "cpp", "python" or "python, compile=reduce-overhead".
 inline std::string implementation_label(const CaseSpec& spec) {
   return impl_name(spec) + (spec.compile.empty() ? "" : ", compile=" + spec.compile);
@@ -57,6 +62,7 @@ struct MemoryUsage {
   std::optional<std::uint64_t> allocated_bytes;       // at the end of the case
   std::optional<std::uint64_t> reserved_bytes;
   std::optional<std::uint64_t> peak_rss_bytes;        // host process resident set (peak in case)
+  std::optional<std::uint64_t> baseline_rss_bytes;    // its resident set before the model was built
   std::string source;                                  // how it was read, or why not
 };
 

@@ -159,6 +159,7 @@ void to_json(json& j, const MemoryUsage& v) {
   put_optional(j, "allocated_bytes", v.allocated_bytes);
   put_optional(j, "reserved_bytes", v.reserved_bytes);
   put_optional(j, "peak_rss_bytes", v.peak_rss_bytes);
+  put_optional(j, "baseline_rss_bytes", v.baseline_rss_bytes);
   j["source"] = v.source;
 }
 void from_json(const json& j, MemoryUsage& v) {
@@ -167,6 +168,7 @@ void from_json(const json& j, MemoryUsage& v) {
   get_optional(j, "allocated_bytes", v.allocated_bytes);
   get_optional(j, "reserved_bytes", v.reserved_bytes);
   get_optional(j, "peak_rss_bytes", v.peak_rss_bytes);
+  get_optional(j, "baseline_rss_bytes", v.baseline_rss_bytes);
   get_if(j, "source", v.source);
 }
 

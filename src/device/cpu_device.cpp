@@ -14,12 +14,16 @@ class CpuDevice final : public Device {
 
   void synchronize() override {}  // CPU ops run synchronously on the calling thread's pool
 
-  void reset_peak_memory() override { resettable_ = reset_peak_rss(); }
+  void reset_peak_memory() override {
+    resettable_ = reset_peak_rss();
+    baseline_ = current_rss_bytes();
+  }
 
   MemoryUsage memory_usage() override {
     MemoryUsage m;
     m.peak_rss_bytes = peak_rss_bytes();
-    m.source = resettable_ ? "process peak RSS during the case (/proc/self/status VmHWM)"
+    m.baseline_rss_bytes = baseline_;
+    m.source = resettable_ ? "process peak RSS during the case (/proc/self/status VmHWM) above its RSS before the build"
                            : "process peak RSS since start (getrusage; cannot be reset on this OS)";
     return m;
   }
@@ -36,6 +40,7 @@ class CpuDevice final : public Device {
     return d;
   }
   bool resettable_ = false;
+  std::optional<std::uint64_t> baseline_;
 };
 }  // namespace
 

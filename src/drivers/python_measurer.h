@@ -1,7 +1,8 @@
 #pragma once
 // The Python measurer: a round of a Python case (CaseSpec::impl "python": a built-in workload's
-// Python twin, or the user's --py-model) measured by python/accelbench_worker in a child process
-// of the user's interpreter, in place of `_measure-case`. The request and the result are the same
+// Python twin, or the user's --py-model) measured by python/accelbench_worker in a fresh process of
+// the user's interpreter (the run's round server, drivers/python_worker.h), in place of
+// `_measure-case`. The request and the result are the same
 // JSON (MeasureRequest, CaseResult); the harness derives the case's figures from the samples the
 // worker reports, as for a C++ round. A worker that dies is a crashed case. No torch here.
 #include <nlohmann/json.hpp>
@@ -11,51 +12,46 @@
 #include <vector>
 
 #include "core/measurement.h"
+#include "drivers/python_worker.h"
 
 namespace accelbench {
-
-// The interpreter the Python cases run under, as it reported itself.
-struct PythonInterpreter {
-  std::string path;            // as given (--python) or found
-  std::string python_version;  // "3.11.7"
-  std::string torch_version;   // "2.13.0+cpu": may differ from the C++ engine's libtorch
-  bool cuda = false;           // its torch has CUDA
-};
 
 // The folder that holds the accelbench_worker package: $ACCELBENCH_PYTHON_WORKER, else
 // <binary>/../share/accelbench/python (installed), else the source tree's python/ (build tree).
 // UsageError when none holds it.
 std::string python_worker_dir();
 
-// `requested` (--python), else the first python3 on PATH that imports torch, else the Python of the
-// libtorch this binary was built with. UsageError, one line, when the interpreter cannot be run or
-// cannot import torch.
-PythonInterpreter find_python(const std::string& requested, const std::string& worker_dir);
+// The round server (drivers/python_worker.h) under `requested` (--python), else under the first
+// python3 on PATH that imports torch, else the Python of the libtorch this binary was built with.
+// UsageError, one line, when the interpreter cannot be run or cannot import torch, or the worker
+// is another build's.
+std::shared_ptr<PythonWorker> find_python(const std::string& requested, const std::string& worker_dir);
 
 // Builds a Python case's model on the CPU and runs its forward and loss at batch 2 (the worker's
-// `check`): a module that fails to import, a factory that raises or a forward that fails is a
-// UsageError with the worker's one line, before anything is timed.
-void check_python_case(const std::string& worker_dir, const CaseSpec& spec, const MeasureOptions& options);
+// `check`, in a round process of its own): a module that fails to import, a factory that raises or
+// a forward that fails is a UsageError with the worker's one line, before anything is timed.
+void check_python_case(PythonWorker& worker, const CaseSpec& spec, const MeasureOptions& options);
 
 // Python cases through the worker (options.inputs.python is the interpreter), every other case
 // through `cpp` (the C++ engine, in this process or a child).
 class PythonMeasurer : public CaseMeasurer {
  public:
-  PythonMeasurer(CaseMeasurer& cpp, std::string worker_dir);
-  ~PythonMeasurer() override;
+  PythonMeasurer(CaseMeasurer& cpp, std::shared_ptr<PythonWorker> worker);
   CaseResult measure(const CaseSpec& spec, const MeasureOptions& options, const ProgressFn& progress) override;
 
  private:
   CaseMeasurer& cpp_;
-  std::string worker_dir_;
-  std::string scratch_;
+  std::shared_ptr<PythonWorker> worker_;
   std::size_t count_ = 0;
 };
 
-// What the Python cases run with, for the context block; empty when the run has none.
+// What the Python cases run with (the round server, started), for the measurer and the context
+// block; empty when the run has none.
 struct PythonSetup {
   std::string worker_dir;
   std::string interpreter, python_version, torch_version;
+  bool forks_rounds = false;
+  std::shared_ptr<PythonWorker> worker;
   bool active() const { return !interpreter.empty(); }
 };
 

@@ -130,7 +130,7 @@ std::string md_cases_section(const RunResult& run) {
     }
     std::vector<std::string> notes;
     if (c.noisy) notes.push_back("noisy");
-    if (!c.warmup_stable) notes.push_back("warm-up not stable");
+    if (!c.warmup_stable) notes.push_back(c.stats.n <= 1 ? "ONE SAMPLE after an unsteady warm-up" : "warm-up not stable");
     if (c.stats.outliers) notes.push_back(fmt::format("{} outliers", c.stats.outliers));
     if (c.synthetic_data) notes.push_back("synthetic data");
     if (!c.numerics.empty()) notes.push_back(c.numerics);

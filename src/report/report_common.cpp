@@ -89,7 +89,8 @@ std::vector<ReportRow> report_rows(const RunResult& run) {
     if (std::none_of(rows.begin(), rows.end(), [&](const ReportRow& r) {
           return r.model == m && r.dtype == c.spec.dtype && r.batch == c.spec.batch_size;
         }))
-      rows.push_back({m, c.spec.dtype, m, c.spec.batch_size});
+      rows.push_back({m, c.spec.dtype, model_label_without_impl(c.spec) + " (" + loop_name(c.spec) + ")", loop_name(c.spec),
+                      c.spec.batch_size});
   }
   for (auto& r : rows) {
     if (several_dtypes) r.label += " " + r.dtype;

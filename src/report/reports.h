@@ -42,7 +42,8 @@ std::vector<std::string> report_workloads(const RunResult& run);
 // appearance. The label is the model's, followed by the precision where the run has more than one
 // ("mlp bfloat16") and by the batch where it has more than one ("mlp b256": a batch sweep).
 struct ReportRow {
-  std::string model, dtype, label;
+  std::string model, dtype, label;  // label: "mlp (Python)", with the precision and batch where the run has several
+  std::string loop;                 // the loop that trains it: "C++", "Python", "Python, compile=reduce-overhead"
   std::int64_t batch = 0;
   bool several_batches = false;  // the run has more than one batch size
 };

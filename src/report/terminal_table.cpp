@@ -285,7 +285,8 @@ static std::vector<std::string> terminal_report_devices(const RunResult& run) {
 // Table 1: the article's view, one row per (model, dtype, batch) in order of appearance: s/epoch per
 // device, the speed-ups over the CPU and over the CPU's fastest precision; then what the columns mean.
 static std::string row_name(const ReportRow& m) {
-  auto name = m.dtype == "float32" ? m.model : m.model + " " + m.dtype;
+  const auto model = m.label.substr(0, m.label.find(')') + 1);  // "mlp (Python)"
+  auto name = m.dtype == "float32" ? model : model + " " + m.dtype;
   return m.several_batches ? fmt::format("{} b{}", name, m.batch) : name;
 }
 
@@ -355,16 +356,19 @@ static std::string render_parity_section(const RunResult& run) {
 // which --verbose and the JSON give.
 static std::string terminal_case_notes(const CaseResult& c, std::size_t max_items) {
   std::vector<std::string> notes;
+  // A figure from one sample after a warm-up that never settled: said first, in any table.
+  const bool one_unsteady_sample = c.ok() && c.stats.n <= 1 && !c.warmup_stable;
+  if (one_unsteady_sample) notes.push_back("ONE SAMPLE after an unsteady warm-up: not a steady step time");
   if (loss_rose(c)) notes.push_back("LOSS ROSE");
   if (c.telemetry && c.telemetry->throttled)
     notes.push_back(fmt::format("THROTTLED in {}/{} readings", c.telemetry->throttled_samples, c.telemetry->samples));
   const bool brief = max_items > 0;
-  if (c.noisy && brief)
+  if (c.noisy && brief && !one_unsteady_sample)
     notes.push_back(c.relative_ci_half_width > c.ci_target
                         ? (c.relative_ci_half_width < 1 ? fmt::format("noisy {}", format_relative_half_width(c.relative_ci_half_width))
                                                           : std::string("noisy > +-100%"))
                         : fmt::format("noisy: {} sample{}", c.stats.n, c.stats.n == 1 ? "" : "s"));
-  else if (c.noisy)
+  else if (c.noisy && !one_unsteady_sample)
     notes.push_back(c.relative_ci_half_width > c.ci_target
                         ? fmt::format("noisy ({} {} > target {:.1f}%)", interval_name(false),
                                       format_relative_half_width(c.relative_ci_half_width), 100 * c.ci_target)
@@ -378,7 +382,7 @@ static std::string terminal_case_notes(const CaseResult& c, std::size_t max_item
     notes.push_back(fmt::format("data wait {:.1f}% of the step{}", 100 * c.data_wait_fraction,
                                 c.input_bound ? ": INPUT-BOUND" : ""));
   if (const auto u = utilisation_note(c); !u.empty()) notes.push_back(u);
-  if (!c.warmup_stable) notes.push_back("warm-up not stable");
+  if (!c.warmup_stable && !one_unsteady_sample) notes.push_back("warm-up not stable");
   if (c.run_to_run && c.run_to_run->widened && c.run_to_run->source == "fallback")
     notes.push_back(run_to_run_label(*c.run_to_run));
   if (c.discarded_samples)
@@ -493,7 +497,8 @@ std::string render_run_summary(const RunResult& run) {
                                                     : "no speed-up: no CPU case to compare with (--devices cpu,...)";
   std::string out;
   for (const auto& m : report_rows(run)) {
-    const auto name = row_name(m);
+    auto name = row_name(m);
+    name.insert(name.find(')'), " loop");  // "mlp (Python loop)"
     bool said = false;
     for (const auto& d : devices) {
       if (d == "cpu") continue;

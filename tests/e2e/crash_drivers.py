@@ -23,6 +23,9 @@ import tempfile
 import threading
 import time
 
+# `run` without --impl measures the C++ loop here, as these checks were written for.
+os.environ.setdefault("ACCELBENCH_IMPL", "cpp")
+
 KILL_ANYWHERE_DOC = """Killed at any moment: SIGKILL sent to `run`, `sweep batch` and `history prune` over their whole life.
 
 Usage: crash_drivers.py kill-anywhere BINARY [--kills N] [--seed S] [-v]

@@ -102,6 +102,59 @@ TEST(PythonCli, UserModelsTrain) {
   EXPECT_LT(j["cases"][0]["loss_after"].get<double>(), j["cases"][0]["loss_before"].get<double>());
 }
 
+// The worker times what runs: a model whose training forward sleeps 20 ms reports a median step of
+// at least 20 ms, and well under twice that, in the case and in each of its rounds.
+TEST(PythonCli, AStepThatSleeps20msMeasuresAtLeast20msAndUnder40ms) {
+  REQUIRE_PYTHON();
+  auto two_rounds = kQuick;
+  two_rounds.replace(two_rounds.find("--rounds 1"), 10, "--rounds 2");
+  const auto j = run_json("run --py-model " + kModels + ":sleeps_20ms --input 4:float32 --target classes:2" + two_rounds +
+                          python_flag());
+  ASSERT_EQ(j["cases"].size(), 1u);
+  const auto& c = j["cases"][0];
+  ASSERT_EQ(c["status"], "ok") << c["error"];
+  EXPECT_GE(c["stats"]["median"].get<double>(), 0.020);
+  EXPECT_LT(c["stats"]["median"].get<double>(), 0.040);
+  ASSERT_GE(c["rounds"].size(), 2u);
+  for (const auto& round : c["rounds"]) {
+    EXPECT_GE(round["median_s"].get<double>(), 0.020) << round.dump();
+    EXPECT_LT(round["median_s"].get<double>(), 0.040) << round.dump();
+  }
+}
+
+// A CPU case's memory is what its model holds: one nn.Linear of 256 MiB of weights trained with SGD
+// (no momentum) holds the weights and their gradients, 512 MiB, above what the process held before
+// the model was built (the interpreter and torch, several hundred MiB, not counted).
+TEST(PythonCli, ACpuCasesMemoryIsWhatItsModelHolds) {
+  REQUIRE_PYTHON();
+  const auto j = run_json("run --py-model " + kModels + ":linear_256mib --input 8192:float32 --target classes:8192" +
+                          " --py-optimizer sgd" + kQuick + python_flag());
+  ASSERT_EQ(j["cases"].size(), 1u);
+  const auto& m = j["cases"][0]["memory"];
+  ASSERT_TRUE(m.contains("baseline_rss_bytes")) << m.dump();
+  const double mib = 1024.0 * 1024.0;
+  const double held = (m["peak_rss_bytes"].get<double>() - m["baseline_rss_bytes"].get<double>()) / mib;
+  EXPECT_GE(held, 512.0) << m.dump();
+  EXPECT_LT(held, 512.0 + 320.0) << m.dump();
+  EXPECT_GT(m["baseline_rss_bytes"].get<double>() / mib, 100.0) << m.dump();  // torch was loaded before the build
+}
+
+// The round server of another build (another protocol) is refused in one line that says so.
+TEST(PythonCli, AWorkerOfAnotherBuildIsRefusedInOneLine) {
+  REQUIRE_PYTHON();
+  accelbench::testing::TempDir dir;
+  const auto copy = std::filesystem::path(dir.file("python")) / "accelbench_worker";
+  std::filesystem::create_directories(copy.parent_path());
+  std::filesystem::copy(std::string(PYTHON_WORKER_SOURCE) + "/accelbench_worker", copy, std::filesystem::copy_options::recursive);
+  auto protocol = slurp((copy / "protocol.py").string());
+  const auto at = protocol.find("PROTOCOL = ");
+  ASSERT_NE(at, std::string::npos);
+  protocol.replace(at, protocol.find('\n', at) - at, "PROTOCOL = 99");
+  std::ofstream((copy / "protocol.py").string()) << protocol;
+  expect_usage_error("run --models mlp --impl python --devices cpu --no-save" + python_flag(),
+                     "speaks protocol 99 and this accelbench 2", "ACCELBENCH_PYTHON_WORKER=" + copy.parent_path().string());
+}
+
 TEST(PythonCli, AWorkerThatDiesIsACrashedCaseAndANanLossADivergedOne) {
   REQUIRE_PYTHON();
   auto j = run_json("run --py-model " + kModels + ":dies --input 8:float32 --target classes:2" + kQuick + python_flag(), 1);

@@ -84,3 +84,34 @@ def dies():
 
 def goes_nan():
     return GoesNaN()
+
+
+class Sleeps20ms(nn.Module):
+    """A step of known length: the forward sleeps 20 ms (in training; the check at batch 2 does not)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        if self.training:
+            import time
+            time.sleep(0.020)
+        return self.fc(x)
+
+
+def sleeps_20ms():
+    """The sleeping model; with ACCELBENCH_TEST_PID_FILE set, each process that builds it appends its
+    pid and its parent's there (the orphan tests find the round processes so)."""
+    import os
+    path = os.environ.get("ACCELBENCH_TEST_PID_FILE")
+    if path:
+        with open(path, "a") as f:
+            f.write(f"{os.getpid()} {os.getppid()}\n")
+    return Sleeps20ms()
+
+
+def linear_256mib():
+    """One nn.Linear of 8192 x 8192 float32 weights (256 MiB) and its bias: with SGD (no momentum)
+    training holds the weights and their gradients, 512 MiB."""
+    return nn.Linear(8192, 8192)

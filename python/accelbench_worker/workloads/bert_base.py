@@ -14,7 +14,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .cxx_random import MT19937_64, LognormalDistribution, llround, uniform_int64
+from ..cxx_random import MT19937_64, LognormalDistribution, llround, uniform_int64
+from .workload import Workload, warmup_from_zero_then_linear_decay
 
 VOCAB, HIDDEN, LAYERS, HEADS, INTER, POSITIONS, TYPES, LABELS = 30522, 768, 12, 12, 3072, 512, 2, 2
 DROPOUT, LN_EPS = 0.1, 1e-12
@@ -177,3 +178,9 @@ def make_batches(inputs: dict, batch: int, count: int):
     seed = int(inputs.get("seed", 0))
     return ([synthetic_batch(i, batch, seq_len, seed) for i in range(count)],
             "synthetic token ids, log-normal lengths (median 24, padded to the sequence length)", True)
+
+
+WORKLOAD = Workload("bert-base", make_model, make_batches, 67349, "sequences", train_flops, lr=2e-5,
+                    schedule=warmup_from_zero_then_linear_decay(10, 1000),
+                    schedule_text="linear warm-up from 0 over 10 updates, linear decay to 0 at update 1000 (cycled)",
+                    optimizer="adamw", optimizer_kwargs={"weight_decay": 0.01})

@@ -10,6 +10,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from ..data import fashion_images
+from .workload import Workload
+
 NZ, NGF, NDF, NC = 100, 64, 64, 1
 LR, BETAS = 2e-4, (0.5, 0.999)
 
@@ -72,7 +75,6 @@ def train_flops(_width: int, _inputs: dict) -> float:
 
 
 def make_batches(inputs: dict, batch: int, count: int):
-    from .worker import fashion_images
     images, _, source, synthetic = fashion_images(inputs, batch * count)
     n = images.shape[0]
     out = []
@@ -127,3 +129,7 @@ class GanTraining:
             mean_gap = (fake.mean(0) - real.mean(0)).pow(2).mean()
             sd_gap = (fake.std(0, correction=0) - real.std(0, correction=0)).pow(2).mean()
         return float((mean_gap + sd_gap).item())
+
+
+WORKLOAD = Workload("dcgan", make_model, make_batches, 60000, "images", train_flops, lr=LR,
+                    optimizer_kwargs={"betas": BETAS}, gan=True, reads_fashion=True)

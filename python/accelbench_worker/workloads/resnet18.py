@@ -12,7 +12,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .cxx_random import MT19937_64, mt19937, shuffle, uniform_int32
+from ..cxx_random import MT19937_64, mt19937, shuffle, uniform_int32
+from .workload import Workload, linear_warmup
 
 MEAN = torch.tensor([0.4914, 0.4822, 0.4465]).view(3, 1, 1)
 STD = torch.tensor([0.2470, 0.2435, 0.2616]).view(3, 1, 1)
@@ -168,3 +169,7 @@ class CifarBatches:
 def make_batches(inputs: dict, batch: int, count: int):
     data = CifarBatches(inputs)
     return [data.batch(i, batch) for i in range(count)], data.source, data.synthetic
+
+
+WORKLOAD = Workload("resnet18", make_model, make_batches, 50000, "images", train_flops, lr=1e-3,
+                    schedule=linear_warmup(5), schedule_text="linear warm-up over 5 updates")

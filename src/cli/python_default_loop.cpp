@@ -1,0 +1,56 @@
+// The loop `run` measures when --impl is not given (docs/python-models.md, "Which loop").
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "cli/python_cases.h"
+#include "core/errors.h"
+#include "core/lists.h"
+
+namespace accelbench {
+
+namespace {
+// Why the default loop is the C++ engine's for this request ("" where the Python loop can measure
+// it): a case or a flag that only the C++ engine measures.
+std::string needs_the_cpp_loop(const CLI::App& cmd, const SuiteRequest& req) {
+  for (const char* flag : {"--phases", "--full-epoch", "--workers", "--graphs", "--checkpoint"})
+    if (cmd.count(flag)) return fmt::format("{} is the C++ engine's", flag);
+  for (const auto& c : req.plan.cases)
+    if (!has_python_twin(c.workload)) return fmt::format("{} has no Python twin", c.workload);
+  return "";
+}
+
+}  // namespace
+
+const char* loops_text(const std::vector<std::string>& impls) {
+  const bool cpp = std::count(impls.begin(), impls.end(), "cpp") > 0;
+  const bool python = std::count(impls.begin(), impls.end(), "python") > 0;
+  return cpp && python ? "the C++ and Python loops" : python ? "the Python loop" : "the C++ loop";
+}
+
+std::vector<std::string> default_impls(const PythonFlags& f, const CLI::App& cmd, SuiteRequest& req, std::string& loops,
+                                       PythonSetup& found) {
+  if (const char* env = std::getenv(kDefaultImplVariable); env && *env) {
+    loops = fmt::format("{} (${})", loops_text(split_list(env)), kDefaultImplVariable);
+    return split_list(env);
+  }
+  if (const auto why = needs_the_cpp_loop(cmd, req); !why.empty()) {
+    loops = fmt::format("the C++ loop ({}; --impl python for the Python loop)", why);
+    return {"cpp"};
+  }
+  try {
+    std::vector<CaseSpec> twins;
+    for (const auto& c : req.plan.cases) twins.push_back(python_twin(c, ""));
+    found = find_python_setup(f.python, f.py_optimizer, twins, req.options.inputs);  // the run's
+  } catch (const UsageError& e) {
+    if (!f.python.empty()) throw;
+    loops = fmt::format("the C++ loop ({}; --python PATH names one)", e.what());
+    return {"cpp"};
+  }
+  loops = "the Python loop (--impl cpp: the C++ engine's)";
+  return {"python"};
+}
+
+}  // namespace accelbench
