@@ -14,8 +14,8 @@ per case (the measures of bench/interval_calibration.py):
            varies beyond the rounds (F test, 95%).
 - moderated: as `run` does now (analysis/run_to_run.h): each case's own history and rounds
            variances moderated by the prior that every case of its kind gives (limma's empirical
-           Bayes fit, analysis/variance_prior.h), then the same F test; under 3 degrees of freedom
-           the fallback constant joins as a prior worth 3 runs.
+           Bayes fit, fit_variance_prior in the same file), then the same F test; under 3 degrees
+           of freedom the fallback constant joins as a prior worth 3 runs.
 Speed-ups (the JSON's `speedups`) get the pooled and moderated ranges from their two cases'
 variances, Welch-Satterthwaite degrees of freedom, as `run` gives them; and
 - paired:  a speed-up's range from its own history of log ratios and its two cases' rounds paired

@@ -1,9 +1,9 @@
 # Sourced by the bench/gpu experiments, from the repository root:
 #   source bench/gpu/common.sh "$@"     (the experiment's first argument is its output folder)
-# Sets OUT (that folder, created), BIN (the accelbench binary: $BIN, else build-device/accelbench as
-# /work/shared/device/build-on-device.sh builds it, else build/accelbench), PY (python3, or $PYTHON)
-# and the environment every experiment shares: the history and telemetry state in $OUT/xdg (never
-# the user's), Fashion-MNIST from $ACCELBENCH_FASHION_MNIST or a carried .device/fashion-mnist.
+# Sets OUT (that folder, created), BIN (the accelbench binary: $BIN, else build-device/accelbench,
+# else build/accelbench), PY (python3, or $PYTHON) and the environment every experiment shares: the
+# history and telemetry state in $OUT/xdg (never the user's); Fashion-MNIST where accelbench finds it
+# (docs/workloads.md: $ACCELBENCH_FASHION_MNIST names another folder).
 # Writes $OUT/machine.txt (GPUs, driver, clocks, power limit, torch) and prints it.
 if [[ -z ${1:-} || $1 == -h || $1 == --help ]]; then
   echo "usage: bash $0 OUT_DIR [...]  (from the repository root, the project built)" >&2
@@ -17,9 +17,6 @@ fi
 [[ -x ${BIN:-} ]] || { echo "$0: no accelbench binary (build-device/ or build/); set BIN=..." >&2; exit 2; }
 PY=${PYTHON:-python3}
 export XDG_DATA_HOME=$OUT/xdg PYTHONUNBUFFERED=1
-[[ -z ${ACCELBENCH_FASHION_MNIST:-} && -d .device/fashion-mnist ]] && export ACCELBENCH_FASHION_MNIST=$PWD/.device/fashion-mnist
-# A binary built by build-on-device.sh finds the carried Debian libraries there
-[[ -d /tmp/deps/usr/lib/x86_64-linux-gnu ]] && export LD_LIBRARY_PATH="/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 T0=$(date +%s)
 
 # The number of CUDA GPUs nvidia-smi sees (0 without a driver).

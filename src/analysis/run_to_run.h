@@ -64,8 +64,8 @@ inline constexpr std::size_t kMaxEarlierRuns = 10;  // a case's newest stored ru
 // The fallback constants, used only with neither history nor two rounds: the sd of the log medians
 // of 5-6 back-to-back runs, root mean square over 12 series of host-bound cases (the H200's mlp,
 // cnn and resnet18, device busy 20-44% of the step; the 2-core CPU VM's mlp, cnn and transformer;
-// three sets of runs, 2026) was 0.13; the device-bound transformer's (busy 98-99%) 0.0018-0.0023 in
-// three series and 0.0022 over seven runs on another day (0.0021 their root mean square). Between
+// three sets of runs) was 0.13; the device-bound transformer's (busy 98-99%) 0.0018-0.0023 in
+// three series and 0.0022 over seven runs in a fourth (0.0021 their root mean square). Between
 // the two the constant follows the host's share of the step. Weighed as kPriorRuns degrees of
 // freedom; it also joins, with that weight, a measured estimate of fewer degrees of freedom.
 inline constexpr double kHostBoundRunSdLog = 0.13;
@@ -75,7 +75,7 @@ inline constexpr const char* kPriorMeasuredOn =
     "sd of log medians over 5-6 back-to-back runs in 12 series on an NVIDIA H200 host and a 2-core CPU VM";
 
 // Said of a range from this run's rounds alone: what rounds miss, measured over 24 case series of
-// 5-10 back-to-back runs (an H200 host's and a 2-core VM's, 2026): the variance of the run medians
+// 5-10 back-to-back runs (an H200 host's and a 2-core VM's): the variance of the run medians
 // was 1.9 times (geometric mean; 0.5-9.6) what the runs' rounds implied (docs/methodology.md).
 inline constexpr const char* kRoundsSeeLess =
     "in 24 case series on an NVIDIA H200 host and a 2-core CPU VM, runs varied about 1.4 times as much as their "

@@ -1,6 +1,6 @@
 #pragma once
 // The seam between what decides which cases to measure (the suite, the sweeps: no torch) and what
-// measures one case (engine/case_measurement.h in this process, engine/isolated_measurement.h in a
+// measures one case (engine/case_measurement.h in this process, drivers/isolated_measurer.h in a
 // child process, a fake in the tests). Progress events flow back to the printers (report/printer.h).
 #include <cstddef>
 #include <functional>

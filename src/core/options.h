@@ -7,7 +7,7 @@
 //    phases, full epochs, telemetry).
 // The torch-side WorkloadOptions (workloads/workload.h) is a CaseSpec's model fields, these inputs,
 // and the torch device. The JSON conversions serve the run's context block and the request a
-// child process measures (engine/isolated_measurement.h).
+// child process measures (drivers/isolated_measurer.h).
 //
 // Adding an input that reaches a workload: a field here (and in to_json/from_json), its flag in
 // cli/common_options.cpp, and the workload that reads it: three places.

@@ -12,8 +12,7 @@
 //   copy: a 1 GiB (CPU: 256 MiB) buffer copied on the device; read + write bytes per second. On the
 //     CPU the two buffers are asked for transparent huge pages (madvise), so that the ceiling does
 //     not depend on the TLB: on the H200's host the medians were 90-132 GB/s with them against
-//     88-116 without, in the same four processes (git show 1549e6e:bench/python/cpu_copy_bandwidth.py,
-//     docs/peak.md).
+//     88-116 without, in the same four processes (docs/peak.md).
 //   host<->device: 256 MiB between pinned (or pageable) host memory and the device (accelerators).
 //   launch: a one-element in-place add, either followed by a synchronization each time (round trip:
 //     each timed alone, a sample the median of them) or queued a thousand at a time (back to back:

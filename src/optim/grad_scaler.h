@@ -32,7 +32,6 @@ class GradScaler {
 
   double scale_value() const;         // synchronizes
   bool last_step_skipped() const;     // synchronizes
-  const at::Tensor& scale_tensor() const { return scale_; }
 
  private:
   GradScalerConfig config_;

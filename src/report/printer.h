@@ -1,7 +1,7 @@
 #pragma once
 // What a command says while and after it measures, as events (Google Benchmark's reporters,
 // NVBench's printers): the context, the plan, each case as it starts, progresses and ends, notes,
-// the document as it grows, and the end. A TerminalPrinter (report/terminal_printer.h) writes the
+// the document as it grows, and the end. A TerminalPrinter (below) writes the
 // progress line or the per-point lines and the final report; a JsonFilePrinter rewrites --json
 // after each case; a FanOutPrinter sends every event to several. The drivers (src/drivers) only
 // emit events: no output is written anywhere else while measuring. No torch here.

@@ -51,7 +51,6 @@ class RaplSource final : public TelemetrySource {
     if (delta < 0) {
       // The counter wrapped: it ran up to max_energy_range_uj and restarted from 0.
       delta = max_range_uj_ ? (*max_range_uj_ - last_uj_) + *uj : 0;
-      ++wraps_;
     }
     last_uj_ = *uj;
     total_uj_ += static_cast<unsigned long long>(delta);
@@ -59,15 +58,12 @@ class RaplSource final : public TelemetrySource {
     return r;
   }
 
-  int wraps() const { return wraps_; }
-
  private:
   FileReader reader_;
   std::string zone_, domain_, energy_path_;
   std::optional<long long> max_range_uj_;
   long long last_uj_ = 0;
   unsigned long long total_uj_ = 0;
-  int wraps_ = 0;
 };
 
 std::string permission_hint(const std::string& path) {

@@ -105,11 +105,6 @@ void Sampler::mark_window_end(std::int64_t steps) {
   points_.push_back(std::move(p));
 }
 
-std::size_t Sampler::reading_count() const {
-  std::lock_guard dl(data_mutex_);
-  return points_.size();
-}
-
 TelemetrySummary Sampler::summarize(const SummaryRequest& request) const {
   std::lock_guard dl(data_mutex_);
   return summarize_points(sources_, points_, begin_index_, end_index_, steps_, options_.hz, options_.max_series_points,

@@ -52,7 +52,6 @@ class Sampler {
   void mark_window_begin();                   // call right after a device synchronization
   void mark_window_end(std::int64_t steps);   // likewise; `steps` trained inside the window
 
-  std::size_t reading_count() const;          // readings taken so far (marks included)
   // The shortest window whose energy a counter of `role` ("accelerator", "cpu") can give: k update
   // periods of its slowest counter, from the readings so far (telemetry/energy_window.h). The runner
   // keeps stepping at least this long after mark_window_begin(). nullopt while no counter of that

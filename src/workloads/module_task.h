@@ -36,7 +36,6 @@ class ModuleTask final : public TrainingTask {
   void use_pipeline(std::unique_ptr<BatchLoader> loader);
   // Appended to pipeline_description(), e.g. the convolution settings (", channels-last").
   void add_pipeline_note(std::string note) { pipeline_note_ += std::move(note); }
-  void set_after_step(AfterStep f) { after_step_ = std::move(f); }
   // The learning rate of every update from `schedule` (set on the host before each step: no sync).
   void use_schedule(const LrSchedule& schedule);
 

@@ -133,7 +133,7 @@ TEST(Gpu, HeldQueueTimesTheDevicesWorkWithoutLaunchGaps) {
   // 500 tiny kernels (fewer than the launch queue holds), the host waiting 20 us after each launch:
   // gaps of a known size. (With 2,000 kernels launched as fast as the host could, a host as fast as
   // the device left no gaps to remove, and the queue filled during the hold: this test failed on
-  // the H200 on 2026-12-01, 7.50 ms held against 7.26 ms, after passing there before.)
+  // the H200, 7.50 ms held against 7.26 ms, after passing there before.)
   auto span = [&](bool hold) {
     if (hold) EXPECT_TRUE(d->hold_queue(0.05));
     timer->start();

@@ -637,7 +637,7 @@ TEST(StoreDamagedRows, FuzzFindingSqliteMessageIsOneLine) {
   fs::remove_all(dir);
 }
 
-// Found by fuzz_history (2026-12-01): a database with a damaged index page (PRAGMA integrity_check:
+// Found by fuzz_history: a database with a damaged index page (PRAGMA integrity_check:
 // "Offset 503 out of range") took a new run and read it back with other cases. The run is read back
 // inside its transaction: either it is stored whole and reads back the same, or nothing is stored
 // and the error is one line naming the damage.
@@ -661,7 +661,7 @@ TEST(StoreDamagedRows, FuzzFindingRunReadsBackWithOtherCasesIsRefused) {
   fs::remove_all(dir);
 }
 
-// Found by fuzz_history (2026-12-01): a damaged database ("Extends off end of page") took a device's
+// Found by fuzz_history: a damaged database ("Extends off end of page") took a device's
 // ceilings and never gave them back. They are looked up again inside the transaction: either found,
 // or nothing is stored and the error is one line naming the damage.
 TEST(StoreDamagedRows, FuzzFindingCeilingsLostAreRefused) {
@@ -688,7 +688,7 @@ TEST(StoreDamagedRows, FuzzFindingCeilingsLostAreRefused) {
   fs::remove_all(dir);
 }
 
-// Found by fuzz_history (2026-12-01): a stored run whose `schema` column held a newline gave a
+// Found by fuzz_history: a stored run whose `schema` column held a newline gave a
 // two-line error ("unsupported schema 'CREMENT,\n  run_i'"); the schema is quoted printable now.
 TEST(StoreDamagedRows, FuzzFindingSchemaWithANewlineIsQuotedOnOneLine) {
   const auto dir = fresh_dir("multiline-schema");

@@ -422,7 +422,7 @@ TEST(SweepDrivers, APointWithOneSampleASideHasNoSpeedup) {
 // ---- the records' JSON --------------------------------------------------------------------------
 
 // Each stored sweep block (tests/data/sweep-records.json: the sweep blocks of H200 and 2-core CPU
-// runs, each under the name of the run it came from) reads into its record and writes back the same
+// runs, each named by its machine, sweep and model) reads into its record and writes back the same
 // block.
 TEST(SweepRecords, StoredSweepBlocksReadAndWriteBackUnchanged) {
   const auto file = std::filesystem::path(ACCELBENCH_TEST_DATA) / "sweep-records.json";
