@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "analysis/op_profile.h"
+#include "report/profile_table.h"
 #include "report/terminal.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
