@@ -3,9 +3,11 @@
 // context, and hands the checked request to the run driver (drivers/run_driver.h), which measures,
 // stores and reports; run_request.cpp turns the flags into that request.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/run_request.h"
+#include "cli/workload_lists.h"
 #include "core/errors.h"
 #include "drivers/run_driver.h"
 #include "engine/engine.h"
@@ -61,7 +63,7 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
 void add_run_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RunFlags>();
   auto* cmd = app.add_subcommand("run", "Measure training on the CPU and every accelerator, side by side");
-  cmd->add_option("--models,--model", o->models, "Comma-separated workloads: mlp, cnn, transformer, resnet18, bert-base, dcgan (--model-file: yours)")
+  cmd->add_option("--models,--model", o->models, fmt::format("Comma-separated workloads: {} (--model-file: yours)", workload_names_with()))
       ->capture_default_str();
   cmd->add_option("--devices,--device", o->devices, "Comma-separated devices (cpu, cuda, cuda:1, mps) or 'all'")->capture_default_str();
   cmd->add_option("--dtype", o->dtypes,
@@ -84,9 +86,8 @@ void add_run_command(CLI::App& app, Action& action) {
   add_python_options(cmd, o->python, o->inputs);
   cmd->add_option("--repeats", o->repeats, "With --full-epoch: epochs to time (olympic mean: drop fastest and slowest)")
       ->capture_default_str();
-  cmd->add_option("--width", o->width, "mlp hidden width (default 1024)");
-  cmd->add_flag("--checkpoint", o->checkpoint,
-                "Gradient checkpointing of the encoder blocks (transformer, bert-base): less memory, more compute");
+  cmd->add_option("--width", o->width, width_help());
+  cmd->add_flag("--checkpoint", o->checkpoint, checkpoint_help());
   cmd->add_flag("--graphs", o->graphs,
                 "Also measure each model with its whole training step captured as one CUDA graph and replayed (beside "
                 "the eager step, on the CUDA devices)");
