@@ -530,20 +530,11 @@ TEST(RunDriver, WithoutAHistoryNothingIsStoredAndAFailedCaseEndsWithStatusOne) {
 TEST(RunDriver, TheCeilingsOfEachDeviceGiveItsCasesTheirShareOrTheNoteSaysHowToMeasureThem) {
   const auto db = fresh_db("ceilings");
   HistoryStore store(db);
-  DeviceCeilings gpu;
+  DeviceCeilings gpu;  // the scripted GPU's float32 matmul ceiling, 100 TFLOP/s, for this torch
   gpu.device = "cuda:0";
   gpu.device_name = "Scripted GPU";
   gpu.torch_version = "2.13.0";
-  gpu.host = "testhost";
-  gpu.measured_utc = "2025-06-01T09:00:00Z";
-  Ceiling matmul;
-  matmul.kind = CeilingKind::kMatmul;
-  matmul.variant = "float32";
-  matmul.size = "4096 x 4096 x 4096";
-  matmul.samples = 3;
-  matmul.median = matmul.best = 100e12;
-  matmul.values = {100e12, 100e12, 100e12};
-  gpu.ceilings.push_back(matmul);
+  gpu.ceilings = {Ceiling{CeilingKind::kMatmul, "float32", "4096 x 4096 x 4096", 3, 100e12, 100e12, 100e12, ""}};
   store.save_ceilings(gpu);
   DriverFixture f;
   f.measurer.flops_per_s = 25e12;
