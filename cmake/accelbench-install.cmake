@@ -27,7 +27,7 @@ set(ACCELBENCH_DOC_FILES
   ${ACCELBENCH_SHARE_OUT}/fish/vendor_completions.d/accelbench.fish)
 add_custom_command(OUTPUT ${ACCELBENCH_DOC_FILES}
   COMMAND accelbench _docs --out ${ACCELBENCH_SHARE_OUT}
-  DEPENDS accelbench
+  DEPENDS accelbench accelbench_engine  # the launcher execs the engine, whose commands they document
   COMMENT "accelbench: man page and shell completions from the commands")
 add_custom_target(accelbench_docs ALL DEPENDS ${ACCELBENCH_DOC_FILES})
 

@@ -25,11 +25,12 @@ std::string subject_of(const CaseResult& c) {
 std::string pct(double x) { return fmt::format("{:.1f}%", 100 * x); }
 
 // What frees memory for a larger batch, leaving out what the case already uses: bfloat16 for a
-// float32 (or tfloat32) case, gradient checkpointing for a transformer or bert-base without it.
-std::string memory_remedy(const std::string& workload, const std::string& dtype, bool checkpoint) {
+// float32 (or tfloat32) case, gradient checkpointing without it for a workload that has blocks to
+// checkpoint (CaseResult::checkpointable: transformer, bert-base).
+std::string memory_remedy(bool checkpointable, const std::string& dtype, bool checkpoint) {
   std::vector<std::string> ways;
   if (dtype == "float32" || dtype == "tfloat32") ways.push_back("bfloat16 (--dtype bfloat16)");
-  if (!checkpoint && (workload == "transformer" || workload == "bert-base")) ways.push_back("gradient checkpointing (--checkpoint)");
+  if (!checkpoint && checkpointable) ways.push_back("gradient checkpointing (--checkpoint)");
   if (ways.empty())
     return fmt::format("it already runs in {}{}: a smaller batch, or a device with more memory", dtype,
                        checkpoint ? " with gradient checkpointing" : "");
@@ -88,12 +89,14 @@ void advise_batch_sweep(const RunResult& run, const BatchSweep& sw, std::vector<
   if (sw.largest_fit && sw.first_oom) {
     const auto largest = *sw.largest_fit;
     const auto oom = sw.smallest_oom.value_or(*sw.first_oom);
+    // Every point is the sweep's model: one that trained says whether it has blocks to checkpoint.
+    const bool checkpointable = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.checkpointable; });
     out.push_back({"batch-memory-edge", subject,
                    fmt::format("batch {} is the largest that fits{} (out of memory at {}); {}",
                                largest,
                                sw.memory_limit_bytes ? fmt::format(" in {}", format_bytes(static_cast<double>(*sw.memory_limit_bytes)))
                                                      : std::string(),
-                               oom, memory_remedy(sw.model, sw.dtype, sw.checkpoint)),
+                               oom, memory_remedy(checkpointable, sw.dtype, sw.checkpoint)),
                    {fmt::format("largest_fit={}", largest), fmt::format("oom_at={}", oom)}});
   }
 }
@@ -392,7 +395,7 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
                                    "memory; {}",
                                    format_bytes(static_cast<double>(*c.memory.peak_reserved_bytes)),
                                    format_bytes(static_cast<double>(*d.total_memory_bytes)), pct(share),
-                                   memory_remedy(c.spec.workload, c.spec.dtype, c.spec.checkpoint)),
+                                   memory_remedy(c.checkpointable, c.spec.dtype, c.spec.checkpoint)),
                        {"peak_reserved=" + format_bytes(static_cast<double>(*c.memory.peak_reserved_bytes)),
                         "share=" + pct(share)}});
       }

@@ -116,10 +116,6 @@ std::string fallback_op_from_warning(const std::string& message);
 // "Memcpy HtoD (Pageable -> Device)" -> "HtoD"; "" when the name is not a memcpy.
 std::string memcpy_direction(const std::string& event_name);
 
-// The terminal table (op | calls | self CPU ms | device ms | % of step) of the top `top` ops, then
-// totals, copies, CPU ops and fallbacks.
-std::string render_profile_table(const OpProfile& p, std::size_t top);
-
 // Everything, with the top `top` ops (0: all).
 nlohmann::json profile_to_json(const OpProfile& p, std::size_t top);
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/option_checks.h"
+#include "cli/workload_lists.h"
 #include "core/durations.h"
 #include "core/errors.h"
 #include "core/model_spec.h"
@@ -17,16 +18,14 @@ namespace accelbench {
 void add_workload_input_options(CLI::App* cmd, WorkloadInputs& in, unsigned extra) {
   cmd->add_flag_callback("--synthetic", [&in]() { in.use_real_data = false; },
                          "Use synthetic data even when the dataset files are present");
-  cmd->add_option("--data-dir", in.data_dir,
-                  "Dataset directory: Fashion-MNIST IDX files (mlp, cnn, dcgan) or CIFAR-10 binaries (resnet18)");
+  cmd->add_option("--data-dir", in.data_dir, data_dir_help());
   if (extra & kWorkersFlag)
     cmd->add_option("--workers", in.workers,
                     "Measure the data pipeline with N loader threads (0: in the training thread); default: batches "
                     "staged on the device");
-  cmd->add_option("--variant", in.variant, "Workload variant (resnet18: torchvision or cifar)");
-  if (extra & kTextFlag)
-    cmd->add_option("--text", in.text_path, "bert-base: labelled text, one 'LABEL<TAB>text' a line (default: synthetic)");
-  cmd->add_option("--seq-len", in.seq_len, "bert-base sequence length")->capture_default_str();
+  cmd->add_option("--variant", in.variant, variant_help());
+  if (extra & kTextFlag) cmd->add_option("--text", in.text_path, text_help());
+  cmd->add_option("--seq-len", in.seq_len, seq_len_help())->capture_default_str();
   cmd->add_option("--seed", in.seed, "Seed for weights and data")->capture_default_str();
   cmd->add_option("--model-file", in.model_file,
                   "Your own model: a TorchScript file (tools/export_model.py); the case is named after the file");
@@ -50,8 +49,7 @@ std::string model_or_file(const std::string& model, const WorkloadInputs& in, co
 void check_workload_inputs(const WorkloadInputs& in) {
   check_seq_len(in.seq_len);
   check_data_dir(in.data_dir);
-  if (!in.variant.empty() && in.variant != "torchvision" && in.variant != "cifar")
-    throw UsageError(fmt::format("unknown resnet18 variant '{}' (--variant); available: torchvision, cifar", printable(in.variant)));
+  if (!in.variant.empty()) check_variant(in.variant);
   if (in.workers < -1 || in.workers > 256) throw UsageError(fmt::format("--workers must be in [0, 256] (got {})", in.workers));
   if (!in.text_path.empty() && !std::filesystem::exists(in.text_path))
     throw UsageError(fmt::format("--text file not found: {}", in.text_path));

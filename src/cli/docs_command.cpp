@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "core/safe_write.h"
 #include "engine/engine.h"
+#include "report/reports.h"
 
 namespace accelbench {
 
@@ -25,14 +26,16 @@ void add_docs_command(CLI::App& app, Action& action) {
     action = [&app, out]() {
       const auto commands = document_commands(app);
       const auto models = engine::workload_names();
+      std::vector<std::string> formats;
+      for (const auto& f : report_formats()) formats.push_back(f.name);
       const std::filesystem::path dir(*out);
       std::error_code ec;
       if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
         throw UsageError(fmt::format("_docs: --out {} is not a folder", *out));
       const std::pair<const char*, std::string> files[] = {
           {"man/man1/accelbench.1", render_man_page(commands, accelbench_version(), environment_help())},
-          {"bash-completion/completions/accelbench", render_bash_completion(commands, models)},
-          {"zsh/site-functions/_accelbench", render_zsh_completion(commands, models)},
+          {"bash-completion/completions/accelbench", render_bash_completion(commands, models, formats)},
+          {"zsh/site-functions/_accelbench", render_zsh_completion(commands, models, formats)},
           {"fish/vendor_completions.d/accelbench.fish", render_fish_completion(commands)}};
       for (const auto& [name, text] : files) {
         if (std::filesystem::create_directories((dir / name).parent_path(), ec); ec)

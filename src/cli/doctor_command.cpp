@@ -14,6 +14,7 @@
 #include "engine/torch_info.h"
 #include "telemetry/telemetry_source.h"
 #include "core/telemetry_summary.h"
+#include "report/peak_tables.h"
 #include "report/terminal.h"
 #include "system/machine_checks.h"
 #include "store/history_store.h"

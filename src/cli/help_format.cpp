@@ -1,12 +1,15 @@
 #include "cli/help_format.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
+#include "cli/workload_lists.h"
+#include "data/idx_reader.h"
 #include "report/terminal.h"
 
 namespace accelbench {
@@ -28,13 +31,15 @@ void use_fitting_help(CLI::App& app) {
   app.formatter(f);
 }
 
-const char* environment_help() {
+std::string environment_help() {
+  const auto fashion_mnist = workload_names_with([](const engine::WorkloadFacts& f) { return f.dataset == kFashionMnistFiles; });
   return "Environment:\n"
          "  ACCELBENCH_DB            history database (default: $XDG_DATA_HOME/accelbench/history.db,\n"
          "                           else ~/.local/share/accelbench/history.db); --db overrides it\n"
          "  ACCELBENCH_DB_WAIT       seconds a command waits for a history another process is writing\n"
          "                           (default 60), then says what was not stored\n"
-         "  ACCELBENCH_FASHION_MNIST folder with the Fashion-MNIST IDX files (mlp, cnn, dcgan); --data-dir\n"
+         "  " + fmt::format("{:<24} folder with the {} ({}); --data-dir\n", kFashionMnistVariable, kFashionMnistFiles,
+                            fashion_mnist) +
          "                           overrides it\n"
          "  XDG_DATA_HOME            where the history lives when ACCELBENCH_DB is not set\n"
          "  COLUMNS                  output width (default: the terminal's, 100 when not a terminal)\n"

@@ -4,6 +4,7 @@
 // and the environment variables accelbench reads once, in the footer of `accelbench --help` (each
 // command's help points there in one line).
 #include <cstddef>
+#include <string>
 
 namespace CLI {
 class App;
@@ -25,6 +26,6 @@ inline constexpr std::size_t kGroupedOptionsFrom = 12;
 void group_options_by_purpose(CLI::App& app);
 
 // The footer text.
-const char* environment_help();
+std::string environment_help();
 
 }  // namespace accelbench

@@ -15,6 +15,7 @@
 #include "core/peak_records.h"
 #include "engine/engine.h"
 #include "report/json_report.h"
+#include "report/peak_tables.h"
 #include "report/terminal.h"
 #include "report/terminal_table.h"
 #include "store/history_store.h"

@@ -7,10 +7,12 @@
 #include <iostream>
 
 #include "analysis/op_profile.h"
+#include "report/profile_table.h"
 #include "report/terminal.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "cli/option_checks.h"
+#include "cli/workload_lists.h"
 #include "core/errors.h"
 #include "core/safe_write.h"
 #include "engine/engine.h"
@@ -84,7 +86,7 @@ int execute_profile(const ProfileCliOptions& o) {
 void add_profile_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ProfileCliOptions>();
   auto* cmd = app.add_subcommand("profile", "Profile a few training steps op by op (kineto): self time, device time, copies, CPU fallbacks");
-  cmd->add_option("model,--model,--models", o->model, "Workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
+  cmd->add_option("model,--model,--models", o->model, fmt::format("Workload: {} (or --model-file)", workload_names_with()));
   cmd->add_option("--device,--devices", o->device, "Device: cpu, cuda, cuda:1, mps, ... (default: the first accelerator, else cpu)");
   cmd->add_option("--batch-size", o->batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--steps", o->steps, "Training steps profiled")->capture_default_str();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "cli/workload_lists.h"
 #include "core/errors.h"
 #include "core/lists.h"
 #include "core/model_spec.h"
@@ -15,7 +16,6 @@
 namespace accelbench {
 
 namespace {
-const std::vector<std::string> kPythonTwins{"mlp", "cnn", "transformer", "resnet18", "bert-base", "dcgan"};
 const std::vector<std::string> kCompileModes{"default", "reduce-overhead", "max-autotune"};
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
@@ -44,12 +44,17 @@ void check_python_flag_use(const CLI::App& cmd, bool python, const std::string& 
     throw UsageError(fmt::format("unknown --py-optimizer '{}'; available: adam, adamw, sgd, each with :fused or :foreach", optimizer));
 }
 
-bool has_python_twin(const std::string& workload) { return contains(kPythonTwins, workload); }
+bool has_python_twin(const std::string& workload) {
+  const auto* facts = find_workload_facts(workload);
+  return facts && facts->python_twin;
+}
 
 // The Python twin of a built-in case, or UsageError where there is none.
 CaseSpec python_twin(const CaseSpec& c, const std::string& compile) {
-  if (!contains(kPythonTwins, c.workload))
-    throw UsageError(fmt::format("--impl python: {} has no Python twin (only {} have); --impl cpp measures it", c.workload, fmt::join(kPythonTwins, ", ")));
+  const auto* facts = find_workload_facts(c.workload);
+  if (!facts || !facts->python_twin)
+    throw UsageError(fmt::format("--impl python: {} has no Python twin (only {} have); --impl cpp measures it", c.workload,
+                                 workload_names_with(&engine::WorkloadFacts::python_twin)));
   if (c.checkpoint) throw UsageError("--impl python: --checkpoint is the C++ engine's; measure it with --impl cpp");
   CaseSpec p = c;
   p.impl = kPythonImpl;

@@ -1,5 +1,6 @@
-// accelbench report [RUN]: a stored run (the latest by default), a JSON file, or article-m2, as
-// Markdown, CSV or one self-contained HTML file with charts. Written atomically.
+// accelbench report [RUN]: a stored run (the latest by default), a JSON file, or article-m2, in one
+// of the report formats (report/report_formats.cpp: Markdown, CSV, a self-contained HTML page with
+// charts, JSON). Written atomically.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -27,9 +28,10 @@ int execute_report(const ReportOptions& o) {
   // An extension no format has (x.pdf) is refused rather than written as Markdown under that name.
   if (const auto ext = std::filesystem::path(o.output).extension().string();
       from_path.empty() && o.format.empty() && o.output != "-" && ext.size() > 1)
-    throw UsageError(fmt::format("--output {}: no report format writes {} files; use .md, .csv, .html or .json "
-                                 "(or --format with this name)", o.output, ext));
-  std::string format = o.format.empty() ? (from_path.empty() ? "md" : from_path) : normalize_report_format(o.format);
+    throw UsageError(fmt::format("--output {}: no report format writes {} files; use {} (or --format with this name)",
+                                 o.output, ext, report_format_extensions()));
+  const auto& default_format = report_formats().front().name;
+  std::string format = o.format.empty() ? (from_path.empty() ? default_format : from_path) : normalize_report_format(o.format);
   if (!from_path.empty() && format != from_path)
     throw UsageError(fmt::format("--format {} does not match --output {} (a {} file): drop --format or change the extension",
                                  o.format, o.output, from_path));
@@ -54,10 +56,13 @@ int execute_report(const ReportOptions& o) {
 
 void add_report_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ReportOptions>();
-  auto* cmd = app.add_subcommand("report", "Report a run as Markdown, CSV or a self-contained HTML page with charts");
+  auto* cmd = app.add_subcommand("report", "Report a run as " + report_format_descriptions());
   cmd->add_option("RUN", o->run, "A run id or uid (default: the latest stored run), a JSON file, or article-m2");
-  cmd->add_option("--format", o->format, "md, csv, html or json (default: from --output's extension, else md; the two must agree)");
-  cmd->add_option("--output,-o", o->output, "Write to this file (atomically; .md, .csv, .html or .json sets the format); default: stdout");
+  cmd->add_option("--format", o->format,
+                  fmt::format("{} (default: from --output's extension, else {}; the two must agree)", report_format_names(),
+                              report_formats().front().name));
+  cmd->add_option("--output,-o", o->output,
+                  fmt::format("Write to this file (atomically; {} sets the format); default: stdout", report_format_extensions()));
   cmd->add_option("--db", o->db, "History database (default: $XDG_DATA_HOME/accelbench/history.db)");
   cmd->callback([&action, o]() { action = [o]() { return execute_report(*o); }; });
 }

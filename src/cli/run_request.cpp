@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cli/option_checks.h"
+#include "cli/workload_lists.h"
 #include "core/durations.h"
 #include "core/errors.h"
 #include "core/model_spec.h"
@@ -70,6 +71,24 @@ void check_run_flags(const RunFlags& o, const CLI::App& cmd, const PlanRequest& 
     for (const auto& t : plan.dtypes) engine::check_precision(t, d);
 }
 
+// --quick: a workload whose default case takes too long for a quick look gets its smaller one
+// (WorkloadInfo::quick_batch_size, quick_seq_len: bert-base's batch 8, sequence 64) where the flags
+// do not give them; the plan line says so.
+void apply_quick_sizes(const RunFlags& o, const CLI::App& cmd, const std::vector<std::string>& models, RunRequest& run_request) {
+  auto& req = run_request.suite;
+  for (const auto& m : models) {
+    const auto* f = find_workload_facts(m);
+    if (!f || (f->quick_batch_size == 0 && f->quick_seq_len == 0)) continue;
+    if (f->quick_seq_len > 0 && cmd.count("--seq-len") == 0) req.options.inputs.seq_len = f->quick_seq_len;
+    const bool own_batch = f->quick_batch_size > 0 && cmd.count("--batch-size") == 0;
+    for (auto& c : req.plan.cases)
+      if (own_batch && c.workload == m) c.batch_size = f->quick_batch_size;
+    std::string sizes = f->quick_batch_size > 0 ? fmt::format(" at batch {}", own_batch ? f->quick_batch_size : o.batch_size) : "";
+    if (f->quick_seq_len > 0) sizes += fmt::format("{} sequence {}", sizes.empty() ? " at" : ",", req.options.inputs.seq_len);
+    run_request.quick_note += fmt::format("; {}{}", m, sizes);
+  }
+}
+
 }  // namespace
 
 RunRequest make_run_request(const RunFlags& o, const CLI::App& cmd) {
@@ -101,17 +120,8 @@ RunRequest make_run_request(const RunFlags& o, const CLI::App& cmd) {
   for (const auto& t : plan_request.dtypes)
     for (const auto& m : plan_request.models)
       engine::validate_case(CaseSpec{m, "", t, o.batch_size, o.threads, o.width, o.checkpoint, o.graphs}, o.inputs);
-  const bool has_bert = std::find(plan_request.models.begin(), plan_request.models.end(), "bert-base") != plan_request.models.end();
-  if (o.quick && has_bert) {
-    // A bert-base step at batch 64, sequence 128 takes tens of seconds on a small CPU.
-    if (cmd.count("--seq-len") == 0) req.options.inputs.seq_len = 64;
-    run_request.quick_note = fmt::format("; bert-base at batch {}, sequence {}", cmd.count("--batch-size") ? o.batch_size : 8,
-                             req.options.inputs.seq_len);
-  }
   req.plan = make_plan(plan_request);
-  if (o.quick && cmd.count("--batch-size") == 0)
-    for (auto& c : req.plan.cases)
-      if (c.workload == "bert-base") c.batch_size = 8;
+  if (o.quick) apply_quick_sizes(o, cmd, plan_request.models, run_request);
   s.stopping.max_time_s = timing.max_per_case_s;
   req.options.settings = s;
   run_request.python = apply_python_flags(o.python, cmd, req, run_request.models, run_request.loops);  // --impl, --py-model

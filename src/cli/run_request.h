@@ -1,6 +1,8 @@
 #pragma once
 // `accelbench run`'s flags as typed, and their check into the suite driver's request (every input
 // validated before anything is measured).
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,6 +57,11 @@ struct RunRequest {
   PythonSetup python;      // the interpreter of the Python cases, when there are any
 };
 RunRequest make_run_request(const RunFlags& flags, const CLI::App& cmd);
+// What the run says of its request before measuring (run_settings.cpp): the settings block of its
+// context, and the plan in two lines, each within 100 columns for the default suite (what is
+// measured, then the time it has).
+nlohmann::json run_settings_json(const RunFlags& flags, const CLI::App& cmd, const RunRequest& request);
+std::vector<std::string> run_plan_lines(const RunFlags& flags, const RunRequest& request);
 // `run --gpus N` (run_gpus.cpp): the flags checked, then `scale` at world sizes 1 and N.
 int execute_run_on_gpus(const RunFlags& flags, const CLI::App& cmd);
 

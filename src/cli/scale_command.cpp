@@ -1,12 +1,14 @@
 // `accelbench scale`: data-parallel training on 1, 2, ... GPUs of this host (one process per GPU,
 // started here), or as one rank of a job started by torchrun / Slurm (--ranks-from-env). docs/multi-gpu.md.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/scale_execute.h"
+#include "cli/workload_lists.h"
 
 namespace accelbench {
 
@@ -14,7 +16,9 @@ void add_scale_command(CLI::App& app, Action& action) {
   auto f = std::make_shared<ScaleFlags>();
   auto* cmd = app.add_subcommand("scale", "Data-parallel training on 1, 2, ... GPUs: step time, samples/s, weak-scaling "
                                           "efficiency, the all-reduce's share and bus bandwidth (NCCL)");
-  cmd->add_option("--model,--models", f->model, "Workloads, a comma list (resnet18, transformer, bert-base, ...)")->required();
+  cmd->add_option("--model,--models", f->model,
+                  fmt::format("Workloads, a comma list ({})", workload_names_with(&engine::WorkloadFacts::data_parallel)))
+      ->required();
   cmd->add_option("--gpus", f->gpus, "World sizes to measure, one process per GPU (default 1,2)");
   cmd->add_option("--dtype", f->dtypes, "Precisions, a comma list (float32, bfloat16, ...)");
   cmd->add_option("--batch-size", f->batch_size, "Batch per GPU (default 64)");

@@ -19,6 +19,7 @@
 #include "drivers/scale_launcher.h"
 #include "engine/engine.h"
 #include "report/json_report.h"
+#include "report/scale_table.h"
 
 namespace accelbench {
 

@@ -29,8 +29,11 @@ struct CommandDoc {
 std::vector<CommandDoc> document_commands(const CLI::App& app);
 
 std::string render_man_page(const std::vector<CommandDoc>& commands, const std::string& version, const std::string& environment);
-std::string render_bash_completion(const std::vector<CommandDoc>& commands, const std::vector<std::string>& models);
-std::string render_zsh_completion(const std::vector<CommandDoc>& commands, const std::vector<std::string>& models);
+// The values completed after --models (the workloads) and --format (the report formats) are given.
+std::string render_bash_completion(const std::vector<CommandDoc>& commands, const std::vector<std::string>& models,
+                                   const std::vector<std::string>& formats);
+std::string render_zsh_completion(const std::vector<CommandDoc>& commands, const std::vector<std::string>& models,
+                                  const std::vector<std::string>& formats);
 std::string render_fish_completion(const std::vector<CommandDoc>& commands);
 
 }  // namespace accelbench

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/option_checks.h"
+#include "cli/workload_lists.h"
 #include "core/errors.h"
 #include "engine/engine.h"
 #include "engine/torch_info.h"
@@ -15,7 +16,7 @@
 namespace accelbench {
 
 void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set) {
-  cmd->add_option("--model,--models", o.model, "The workload: mlp, cnn, transformer, resnet18, bert-base, dcgan (or --model-file)");
+  cmd->add_option("--model,--models", o.model, fmt::format("The workload: {} (or --model-file)", workload_names_with()));
   if (set & kSweepDeviceOption)
     cmd->add_option("--device,--devices", o.device,
                     "The device: cpu, cuda, cuda:1, mps; a comma list or 'all' sweeps each in turn (default: all, as run)");
@@ -25,9 +26,8 @@ void add_common_sweep_options(CLI::App* cmd, SweepCommonOptions& o, unsigned set
         ->capture_default_str();
   if (set & kSweepThreadsOption)
     cmd->add_option("--threads", o.threads, "CPU intra-op threads (0: torch's default, one per core)")->capture_default_str();
-  cmd->add_option("--width", o.width, "mlp hidden width (default 1024)");
-  cmd->add_flag("--checkpoint", o.checkpoint,
-                "Gradient checkpointing of the encoder blocks (transformer, bert-base): less memory, more compute");
+  cmd->add_option("--width", o.width, width_help());
+  cmd->add_flag("--checkpoint", o.checkpoint, checkpoint_help());
   if (set & kSweepDeviceOption)
     cmd->add_flag("--graphs", o.graphs, "Each point with its whole training step captured as one CUDA graph and replayed");
   if (set & kSweepPythonOption) add_python_sweep_options(cmd, o.python);

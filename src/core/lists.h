@@ -1,6 +1,7 @@
 #pragma once
 // Comma-separated lists as people type them ("mlp, cnn", "0,1", "64,128"): the one parser of the
-// tool (flags, CUDA_VISIBLE_DEVICES). Header-only so that the telemetry library, which sits below
+// tool (flags, CUDA_VISIBLE_DEVICES); and lists as the help and the messages write them ("md, csv,
+// html or json"). Header-only so that the telemetry library, which sits below
 // accelbench_core, can use it too. No torch here.
 #include <string>
 #include <string_view>
@@ -29,6 +30,17 @@ inline std::vector<std::string> split_list(std::string_view text, bool keep_empt
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     if (keep_empty || !item.empty()) out.emplace_back(item);
+  }
+  return out;
+}
+
+// {"md", "csv", "html"} -> "md, csv or html" (`last_separator` before the last item; ", " between
+// every item for ", "); one item as it is, none as "".
+inline std::string join_as_prose(const std::vector<std::string>& items, std::string_view last_separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? last_separator : std::string_view(", ");
+    out += items[i];
   }
   return out;
 }

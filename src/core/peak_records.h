@@ -68,15 +68,6 @@ nlohmann::json to_json(const DeviceCeilings& c);
 // Throws UsageError (one line naming `origin` and the field) when the document is not a peak record.
 DeviceCeilings ceilings_from_json(const nlohmann::json& j, const std::string& origin);
 
-// The table `peak` prints: one row per ceiling (label, size, the ceiling (its best sample), the
-// median, the median's 95% CI relative to it), the unmeasured ones with their reason.
-std::vector<std::vector<std::string>> ceilings_table_rows(const DeviceCeilings& c);
-// One line per matmul with a sustained figure: "matmul bfloat16 held for 3.0 s: 690.8 TFLOP/s, 14%
-// below its bursts (a power or thermal limit)".
-std::vector<std::string> sustained_lines(const DeviceCeilings& c);
-// One line for `doctor`: "measured 2026-12-01 (torch 2.11.0): matmul bfloat16 793 TFLOP/s, copy
-// 4.1 TB/s, launch 4.2 us back to back" -- the fastest matmul, the copy, the launch.
-std::string ceilings_summary(const DeviceCeilings& c);
 // Seconds between two "YYYY-MM-DDTHH:MM:SSZ" times (b - a); nullopt when either is not such a time.
 std::optional<double> utc_seconds_between(const std::string& a, const std::string& b);
 // Stored ceilings older than this are to be measured again (`doctor` says so).

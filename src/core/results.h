@@ -178,6 +178,9 @@ struct CaseResult {
   std::string pipeline;         // "staged on the device" or the data pipeline's workers
   std::string numerics;         // a choice of numerics beyond the precision's usual one, else ""
                                 // (bert-base: "residual stream in bfloat16"; TrainingTask::numerics_description)
+  // The workload has blocks to checkpoint (WorkloadInfo::has_checkpoint): --checkpoint applies to
+  // it, in the C++ engine's loop (the advisor's memory advice).
+  bool checkpointable = false;
 
   // Data pipeline (--workers): per sample, the seconds per step spent waiting for input.
   std::vector<double> data_wait_samples;

@@ -217,6 +217,7 @@ void to_json(json& j, const CaseResult& v) {
            {"optimizer", v.optimizer},
            {"pipeline", v.pipeline},
            {"numerics", v.numerics},
+           {"checkpointable", v.checkpointable},
            {"data_wait", {{"fraction_of_step", v.data_wait_fraction}, {"input_bound", v.input_bound},
                           {"samples", v.data_wait_samples}}},
            {"memory", v.memory},
@@ -299,6 +300,7 @@ void from_json(const json& j, CaseResult& v) {
   get_if(j, "optimizer", v.optimizer);
   get_if(j, "pipeline", v.pipeline);
   get_if(j, "numerics", v.numerics);
+  get_if(j, "checkpointable", v.checkpointable);
   if (auto w = j.find("data_wait"); w != j.end() && w->is_object()) {
     get_if(*w, "fraction_of_step", v.data_wait_fraction);
     get_if(*w, "input_bound", v.input_bound);

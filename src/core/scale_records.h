@@ -100,8 +100,6 @@ double allreduce_busbw_gbs(double bytes, double seconds, int n);
 ScalePoint summarize_scale_point(int world_size, std::vector<RankMeasurement> ranks, std::int64_t batch_size);
 // Efficiency of every point against world size 1 (when measured), then the advice.
 void derive_scaling(ScaleResult& result);
-// The table `scale` prints.
-std::string format_scale_table(const ScaleResult& result);
 
 void to_json(nlohmann::json& j, const ScaleRankRequest& v);
 void from_json(const nlohmann::json& j, ScaleRankRequest& v);

@@ -14,6 +14,8 @@ struct CifarData {
   std::string source;
 };
 
+// The dataset as the help names it (WorkloadInfo::dataset of resnet18).
+inline constexpr const char* kCifar10Files = "CIFAR-10 binaries";
 inline constexpr std::int64_t kCifarRecordBytes = 1 + 3 * 32 * 32;
 
 // Reads one binary batch file. Throws UsageError (one line naming the file and the record) on a

@@ -192,7 +192,7 @@ ImageClassificationData load_fashion_mnist(const std::string& dir, std::int64_t 
 
 std::string find_fashion_mnist_dir() {
   std::string dir = kDefaultFashionMnistDir;
-  if (const char* env = std::getenv("ACCELBENCH_FASHION_MNIST"); env && *env) dir = env;
+  if (const char* env = std::getenv(kFashionMnistVariable); env && *env) dir = env;
   const auto p = std::filesystem::path(dir);
   if (std::filesystem::exists(p / "train-images-idx3-ubyte.gz") || std::filesystem::exists(p / "train-images-idx3-ubyte"))
     return dir;

@@ -34,6 +34,10 @@ inline constexpr std::int64_t kFashionMnistRows = 28, kFashionMnistCols = 28;
 // count and that labels are in [0, 10).
 ImageClassificationData load_fashion_mnist(const std::string& dir, std::int64_t max_items = -1);
 
+// The dataset as the help names it (WorkloadInfo::dataset of the workloads that read it), and the
+// variable that says where it is.
+inline constexpr const char* kFashionMnistFiles = "Fashion-MNIST IDX files";
+inline constexpr const char* kFashionMnistVariable = "ACCELBENCH_FASHION_MNIST";
 // Where the Debian package dataset-fashion-mnist puts the files.
 inline constexpr const char* kDefaultFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 // The directory to use: $ACCELBENCH_FASHION_MNIST if set, else the default; empty if neither

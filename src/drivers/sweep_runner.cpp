@@ -6,9 +6,9 @@
 
 #include "core/plan.h"
 #include "core/durations.h"
+#include "drivers/stored_run.h"
 #include "report/printer.h"
 #include "report/sweep_tables.h"
-#include "store/history_store.h"
 
 namespace accelbench {
 
@@ -71,15 +71,7 @@ nlohmann::json SweepRunner::finish(nlohmann::json sweep) {
   sweep["finished"] = true;
   const auto doc = document(sweep);
   printer_->document(doc);
-  if (store_) {
-    try {
-      const auto ref = store_->save_run(run_, &doc);
-      printer_->note(fmt::format("stored as run {} (uid {}) in {}", ref.id, ref.uid, store_->path()));
-    } catch (const HistoryNotStoredError& e) {  // the report and --json still hold every point
-      not_stored_ = true;
-      printer_->note(fmt::format("{}; the report below still holds the sweep", e.what()));
-    }
-  }
+  not_stored_ = !store_and_note(store_, run_, &doc, *printer_, "the report below still holds the sweep");
   return doc;
 }
 

@@ -110,6 +110,7 @@ class CaseMeasurement {
     r_.samples_per_epoch = info.samples_per_epoch;
     r_.epoch_unit = info.epoch_unit;
     r_.train_flops_per_sample = info.train_flops_per_sample;
+    r_.checkpointable = info.has_checkpoint;
     // cuDNN runs float32 convolutions in TF32 unless told not to (torch.backends.cudnn.allow_tf32).
     if (info.convolutional && spec_.dtype == "float32" && device_.torch_device().is_cuda() &&
         at::globalContext().allowTF32CuDNN())

@@ -30,6 +30,15 @@ std::vector<std::string> workload_names() { return accelbench::workload_names();
 void check_workload(const std::string& name, const WorkloadInputs& inputs) { make_workload(name, inputs); }
 bool workload_has_width(const std::string& name) { return make_workload(name)->info().has_width; }
 std::string data_parallel_refusal(const std::string& name) { return make_workload(name)->info().data_parallel_refusal; }
+std::vector<WorkloadFacts> workload_facts() {
+  std::vector<WorkloadFacts> out;
+  for (const auto& name : accelbench::workload_names()) {
+    const auto i = make_workload(name)->info();
+    out.push_back({name, i.has_width ? i.default_width : 0, i.has_checkpoint, i.variants, i.reads_text, i.dataset,
+                   i.data_parallel_refusal.empty(), has_python_twin(name), i.quick_batch_size, i.quick_seq_len});
+  }
+  return out;
+}
 
 std::vector<std::string> resolve_devices(const std::string& list) { return resolve_device_list(list); }
 DeviceDescription describe_device(const std::string& device) { return open_device(device)->description(); }

@@ -26,6 +26,22 @@ void check_workload(const std::string& name, const WorkloadInputs& inputs = {});
 bool workload_has_width(const std::string& name);
 // Why the workload cannot be trained data-parallel (`scale`, `run --gpus`); empty when it can.
 std::string data_parallel_refusal(const std::string& name);
+// What the command line says of each workload and checks for it (its WorkloadInfo, and its entry
+// in workloads/registry.cpp): the help texts' lists of names, the flags it reads, its --quick size.
+struct WorkloadFacts {
+  std::string name;
+  std::int64_t default_width = 0;     // --width: its hidden width without it; 0: it has none to set
+  bool has_checkpoint = false;        // --checkpoint
+  std::vector<std::string> variants;  // --variant's values, the default first; empty: none
+  bool reads_text = false;            // --text and --seq-len
+  std::string dataset;                // what --data-dir holds for it ("Fashion-MNIST IDX files"); "": none
+  bool data_parallel = false;         // `scale`, `run --gpus`
+  bool python_twin = false;           // --impl python
+  // --quick: its batch and sequence length where the default case takes too long; 0: the run's own.
+  std::int64_t quick_batch_size = 0;
+  std::int64_t quick_seq_len = 0;
+};
+std::vector<WorkloadFacts> workload_facts();  // in workload_names()'s order
 
 // Devices: "all" or a comma list to canonical ids ("cpu", "cuda:0"); UsageError on an unknown or
 // absent device, naming those available.

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "core/safe_write.h"
+#include "report/reports.h"
 
 namespace accelbench {
 
@@ -17,6 +18,10 @@ void write_json_report(const RunResult& run, const std::string& path) { write_js
 
 void write_json_document(const nlohmann::json& document, const std::string& path) {
   write_file_atomically(path, document.dump(1) + "\n");
+}
+
+std::string render_json_report(const ReportSource& src) {
+  return (src.document.is_object() && !src.document.empty() ? src.document : nlohmann::json(src.run)).dump(2) + "\n";
 }
 
 RunResult read_json_report(const std::string& path) {

@@ -49,7 +49,7 @@ std::string speedup_text(const Speedup& s, bool published) {
 
 // Each accelerator case's speed-up over the CPU's fastest measured precision, where that is another
 // precision: a table of its own, each row naming its baseline precision.
-std::string over_fastest_cpu_table(const RunResult& run, bool published) {
+std::string md_over_fastest_cpu_table(const RunResult& run, bool published) {
   const auto t = over_fastest_cpu_rows(run, published);
   if (t.empty()) return "";
   return "### Speed-up over the CPU's fastest precision\n\n" + md_table(t, 3) + "\n" + kOverFastestCpuNote + "\n\n";
@@ -115,7 +115,7 @@ std::string md_summary_section(const RunResult& run, bool published) {
                        "figures are in their own section below.\n",
                        run.speedups.empty() ? "" : " Speed-up = CPU median / device median, with its 95% interval in brackets.");
   out += "\n";
-  return out + over_fastest_cpu_table(run, published);
+  return out + md_over_fastest_cpu_table(run, published);
 }
 
 // Table 2: one line per case.

@@ -20,34 +20,6 @@ namespace accelbench {
 
 using nlohmann::json;
 
-std::string normalize_report_format(const std::string& format) {
-  std::string f = format;
-  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (f == "md" || f == "markdown") return "md";
-  if (f == "csv") return "csv";
-  if (f == "html" || f == "htm") return "html";
-  if (f == "json") return "json";
-  throw UsageError(fmt::format("unknown report format '{}': use md, csv, html or json", format));
-}
-
-std::string report_format_of_path(const std::string& path) {
-  auto dot = path.rfind('.');
-  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
-  std::string ext = path.substr(dot + 1);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (const char* known : {"md", "markdown", "csv", "html", "htm", "json"})
-    if (ext == known) return normalize_report_format(ext);
-  return "";
-}
-
-std::string render_report(const ReportSource& src, const std::string& format) {
-  const auto f = normalize_report_format(format);
-  if (f == "md") return render_markdown_report(src);
-  if (f == "csv") return render_csv_report(src);
-  if (f == "json") return (src.document.is_object() && !src.document.empty() ? src.document : nlohmann::json(src.run)).dump(2) + "\n";
-  return render_html_report(src);
-}
-
 void write_text_atomically(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
 
 std::vector<std::string> report_devices(const RunResult& run) {

@@ -1,6 +1,7 @@
 #pragma once
-// Reports of one run: Markdown (mirrors the article's tables), CSV (one row per case), and one
-// self-contained HTML file with inline-SVG charts, each beside its table. No torch here.
+// Reports of one run: Markdown (mirrors the article's tables), CSV (one row per case), one
+// self-contained HTML file with inline-SVG charts, each beside its table, and the JSON document.
+// No torch here.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -20,14 +21,33 @@ struct ReportSource {
   std::vector<CaseHistoryPoint> history;
 };
 
-// "md", "csv", "html", "json" (also "markdown", "htm"). Throws UsageError on another format.
+// The report formats (report_formats.cpp), one row each, in the order the help lists them (the
+// first is the default). The help texts, the messages and the shell completions read them.
+struct ReportFormat {
+  std::string name;                     // "md": what --format takes, and the messages say
+  std::vector<std::string> aliases;     // other names --format takes ("markdown")
+  std::vector<std::string> extensions;  // the file endings that choose it, the first the one the help names
+  std::string description;              // "Markdown": how the report command's help names it
+  std::string (*render)(const ReportSource& src);
+};
+const std::vector<ReportFormat>& report_formats();
+// "md, csv, html or json" (`last_separator` before the last), ".md, .csv, .html or .json", and
+// "Markdown, CSV, ... or JSON".
+std::string report_format_names(const std::string& last_separator = " or ");
+std::string report_format_extensions();
+std::string report_format_descriptions();
+// A format's name from a name or alias in any case ("MD", "markdown": "md"). Throws UsageError,
+// naming the formats, on another.
 std::string normalize_report_format(const std::string& format);
-// The format a file's extension names (.md/.markdown, .csv, .html/.htm, .json), "" for another.
+// The format a file's ending chooses (".md", ".markdown": "md"), "" for another.
 std::string report_format_of_path(const std::string& path);
 std::string render_report(const ReportSource& src, const std::string& format);
+// The formats, one file each.
 std::string render_markdown_report(const ReportSource& src);
 std::string render_csv_report(const ReportSource& src);
 std::string render_html_report(const ReportSource& src);
+// The run's full JSON document (telemetry and other extras), else the run's JSON.
+std::string render_json_report(const ReportSource& src);
 
 // Writes text to path through write_file_atomically (core/safe_write.h): a regular file is replaced
 // through a temporary renamed over it (no partial file is ever left), a symlink's target is

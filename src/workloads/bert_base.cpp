@@ -250,6 +250,10 @@ class BertBaseWorkload final : public Workload {
     i.description = fmt::format("BERT-base sequence classifier (2 labels), sequence {}, SDPA attention with padding mask{}",
                                 seq_len, checkpoint ? ", checkpointed layers" : "");
     i.has_checkpoint = true;
+    i.reads_text = true;
+    // A step at batch 64, sequence 128 takes tens of seconds on a small CPU.
+    i.quick_batch_size = 8;
+    i.quick_seq_len = 64;
     i.samples_per_epoch = 67349;  // the size of SST-2's training split
     i.epoch_unit = "sequences";
     const std::int64_t embeddings = (kVocab + kPositions + kTypes) * kHidden + 2 * kHidden;

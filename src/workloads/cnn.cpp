@@ -15,6 +15,7 @@ class CnnWorkload final : public Workload {
     i.name = "cnn";
     i.graph_refusal.clear();  // ModuleTask implements the graph hooks
     i.convolutional = true;
+    i.dataset = kFashionMnistFiles;
     i.description = "3x conv3x3 (32/64/128) + max-pool, FC 1152-256-10, Fashion-MNIST 28x28";
     i.samples_per_epoch = 60000;
     i.epoch_unit = "images";

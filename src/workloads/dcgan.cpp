@@ -245,6 +245,7 @@ class DcganWorkload final : public Workload {
     i.data_parallel_refusal = "its generator and discriminator take turns with two optimizers in one step, "
                               "which the gradient reducer does not follow";
     i.convolutional = true;
+    i.dataset = kFashionMnistFiles;
     i.description = "DCGAN (PyTorch examples): G and D, 64x64, nz 100, ngf = ndf = 64, nc 1";
     i.samples_per_epoch = 60000;
     i.epoch_unit = "images";

@@ -1,4 +1,5 @@
 #pragma once
+#include "data/idx_reader.h"
 #include "workloads/module_task.h"
 
 namespace accelbench {

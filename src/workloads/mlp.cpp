@@ -27,6 +27,8 @@ class MlpWorkload final : public Workload {
     i.parameter_count = (kIn * h + h) + (h * kClasses + kClasses);
     i.train_flops_per_sample = 3.0 * 2.0 * static_cast<double>(kIn * h + h * kClasses);
     i.has_width = true;
+    i.default_width = kHidden;
+    i.dataset = kFashionMnistFiles;
     return i;
   }
   void validate(const WorkloadOptions& o) const override {

@@ -5,13 +5,22 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <algorithm>
 
 #include "core/errors.h"
+#include "core/lists.h"
 #include "core/model_spec.h"
 #include "workloads/workload.h"
 
 namespace accelbench {
 
+// The built-in workloads, one file each (mlp.cpp, ...).
+std::unique_ptr<Workload> make_mlp_workload();
+std::unique_ptr<Workload> make_cnn_workload();
+std::unique_ptr<Workload> make_transformer_workload();
+std::unique_ptr<Workload> make_resnet18_workload();
+std::unique_ptr<Workload> make_bert_base_workload();
+std::unique_ptr<Workload> make_dcgan_workload();
 // Test-only workloads (test_workloads.cpp), listed only when ACCELBENCH_TEST_WORKLOADS=1.
 std::unique_ptr<Workload> make_test_abort_workload();
 std::unique_ptr<Workload> make_test_oom_workload();
@@ -21,16 +30,17 @@ namespace {
 struct Entry {
   const char* name;
   std::function<std::unique_ptr<Workload>()> make;
+  bool python_twin = false;  // python/accelbench_worker/models.py trains its twin (--impl python)
 };
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> e = [] {
     std::vector<Entry> v = {
-        {"mlp", make_mlp_workload},
-        {"cnn", make_cnn_workload},
-        {"transformer", make_transformer_workload},
-        {"resnet18", make_resnet18_workload},
-        {"bert-base", make_bert_base_workload},
-        {"dcgan", make_dcgan_workload},
+        {"mlp", make_mlp_workload, true},
+        {"cnn", make_cnn_workload, true},
+        {"transformer", make_transformer_workload, true},
+        {"resnet18", make_resnet18_workload, true},
+        {"bert-base", make_bert_base_workload, true},
+        {"dcgan", make_dcgan_workload, true},
     };
     const char* test = std::getenv("ACCELBENCH_TEST_WORKLOADS");
     if (test && std::strcmp(test, "1") == 0) {
@@ -63,6 +73,10 @@ std::vector<std::string> workload_names() {
   return names;
 }
 
+bool has_python_twin(const std::string& name) {
+  return std::any_of(entries().begin(), entries().end(), [&](const Entry& e) { return e.python_twin && name == e.name; });
+}
+
 std::unique_ptr<Workload> make_workload(const std::string& name, const WorkloadInputs& inputs) {
   for (const auto& e : entries())
     if (name == e.name) return e.make();
@@ -72,13 +86,23 @@ std::unique_ptr<Workload> make_workload(const std::string& name, const WorkloadI
   throw UsageError(fmt::format("unknown model '{}'; available: {}", name, fmt::join(workload_names(), ", ")));
 }
 
+namespace {
+// "mlp", "transformer and bert-base": the names of the workloads whose info has `trait`.
+std::string names_with(bool WorkloadInfo::*trait) {
+  std::vector<std::string> names;
+  for (const auto& name : workload_names())
+    if (make_workload(name)->info().*trait) names.push_back(name);
+  return join_as_prose(names, " and ");
+}
+}  // namespace
+
 void validate_workload_options(const Workload& workload, const WorkloadOptions& options) {
   const auto info = workload.info_for(options);
   if (options.width != 0 && !info.has_width)
-    throw UsageError(fmt::format("--width applies to the mlp only, not to {}", info.name));
+    throw UsageError(fmt::format("--width applies to the {} only, not to {}", names_with(&WorkloadInfo::has_width), info.name));
   if (options.width < 0) throw UsageError(fmt::format("--width must be positive (got {})", options.width));
   if (options.checkpoint && !info.has_checkpoint)
-    throw UsageError(fmt::format("--checkpoint applies to transformer and bert-base only, not to {}", info.name));
+    throw UsageError(fmt::format("--checkpoint applies to {} only, not to {}", names_with(&WorkloadInfo::has_checkpoint), info.name));
   if (options.graphs && !info.graph_refusal.empty())
     throw UsageError(fmt::format("--graphs: {} cannot be captured as a graph: {}", info.name, info.graph_refusal));
   if (options.graphs && options.checkpoint)

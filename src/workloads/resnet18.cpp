@@ -3,6 +3,7 @@
 // that CIFAR training recipes use. Data: the CIFAR-10 binary files (--data-dir) or synthetic images,
 // with the standard augmentation (4-pixel padded random crop, horizontal flip, normalisation).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -189,6 +190,8 @@ class ResNet18Workload final : public Workload {
     i.name = "resnet18";
     i.graph_refusal.clear();  // ModuleTask implements the graph hooks
     i.convolutional = true;
+    i.dataset = kCifar10Files;
+    i.variants = {"torchvision", "cifar"};
     i.description = cifar ? "ResNet-18 (CIFAR stem: 3x3, no max-pool), 10 classes, 3x32x32"
                           : "ResNet-18 (torchvision), 10 classes, CIFAR-10 3x32x32";
     i.samples_per_epoch = 50000;
@@ -199,8 +202,9 @@ class ResNet18Workload final : public Workload {
   }
 
   void validate(const WorkloadOptions& o) const override {
-    if (!o.inputs.variant.empty() && o.inputs.variant != "cifar" && o.inputs.variant != "torchvision")
-      throw UsageError(fmt::format("unknown resnet18 variant '{}'; available: torchvision, cifar", o.inputs.variant));
+    const auto variants = info().variants;
+    if (!o.inputs.variant.empty() && std::find(variants.begin(), variants.end(), o.inputs.variant) == variants.end())
+      throw UsageError(fmt::format("unknown resnet18 variant '{}'; available: {}", o.inputs.variant, fmt::join(variants, ", ")));
     if (!o.inputs.data_dir.empty() && o.inputs.use_real_data) load_cifar10_train(o.inputs.data_dir);  // sizes and labels of every file
   }
 

@@ -17,11 +17,24 @@
 
 namespace accelbench {
 
+std::unique_ptr<Workload> make_mlp_workload();  // mlp.cpp: the workload these wrap
+
 namespace {
 
 std::int64_t env_int(const char* name, std::int64_t fallback) {
   const auto v = env_integer(name);
   return v.value.value_or(fallback);
+}
+
+// The same for the test workloads: their own name and description, synthetic data only, no flags
+// of the mlp's, no Python twin.
+WorkloadInfo test_info(WorkloadInfo i, std::string name, std::string description) {
+  i.name = std::move(name);
+  i.description = std::move(description);
+  i.dataset.clear();
+  i.has_width = false;
+  i.default_width = 0;
+  return i;
 }
 
 class FailingWorkload final : public Workload {
@@ -30,11 +43,9 @@ class FailingWorkload final : public Workload {
   explicit FailingWorkload(Kind kind) : kind_(kind), inner_(make_mlp_workload()) {}
 
   WorkloadInfo info() const override {
-    auto i = inner_->info();
-    i.name = kind_ == Kind::abort ? "test-abort" : "test-oom";
-    i.description = kind_ == Kind::abort ? "test only: the mlp, aborting at batch >= $ACCELBENCH_TEST_ABORT_AT"
-                                         : "test only: the mlp, out of memory at batch > $ACCELBENCH_TEST_OOM_ABOVE";
-    return i;
+    return test_info(inner_->info(), kind_ == Kind::abort ? "test-abort" : "test-oom",
+                     kind_ == Kind::abort ? "test only: the mlp, aborting at batch >= $ACCELBENCH_TEST_ABORT_AT"
+                                          : "test only: the mlp, out of memory at batch > $ACCELBENCH_TEST_OOM_ABOVE");
   }
 
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& options) const override {
@@ -91,10 +102,7 @@ class SyncingWorkload final : public Workload {
  public:
   SyncingWorkload() : inner_(make_mlp_workload()) {}
   WorkloadInfo info() const override {
-    auto i = inner_->info();
-    i.name = "test-sync";
-    i.description = "test only: the mlp reading its loss back on the host inside its step";
-    return i;
+    return test_info(inner_->info(), "test-sync", "test only: the mlp reading its loss back on the host inside its step");
   }
   std::unique_ptr<TrainingTask> build(const WorkloadOptions& options) const override {
     auto o = options;

@@ -24,7 +24,16 @@ struct WorkloadInfo {
   std::int64_t parameter_count = 0; // analytic; the built model must agree (tests check)
   double train_flops_per_sample = 0;  // analytic: 3 x forward matmul/conv FLOPs (2 per MAC)
   bool has_width = false;           // the hidden width can be set (--width: mlp)
+  std::int64_t default_width = 0;   // with has_width: its hidden width without --width
   bool has_checkpoint = false;      // gradient checkpointing of its blocks (--checkpoint: transformer, bert-base)
+  // What --data-dir holds for it ("Fashion-MNIST IDX files"); empty: it trains on synthetic data only.
+  std::string dataset;
+  std::vector<std::string> variants;  // --variant's values, the default first; empty: it has none
+  bool reads_text = false;          // it reads --text and --seq-len (bert-base)
+  // --quick: its smaller case, where the default one takes too long for a quick look on a small CPU
+  // (bert-base: batch 8, sequence 64); 0: the run's own.
+  std::int64_t quick_batch_size = 0;
+  std::int64_t quick_seq_len = 0;
   bool convolutional = false;       // most of its FLOPs are convolutions (cuDNN on CUDA: TF32 in float32 by default)
   // Why its training step cannot be captured as one device graph (--graphs); empty when it can
   // (its TrainingTask implements the graph hooks below: the built-in workloads).
@@ -128,8 +137,10 @@ class Workload {
   virtual void validate(const WorkloadOptions& /*options*/) const {}
 };
 
-// Registry
+// Registry (registry.cpp: the one list of the built-in workloads, each with its factory)
 std::vector<std::string> workload_names();                 // in the article's order, then those registered
+// Whether python/accelbench_worker trains a twin of the workload (--impl python).
+bool has_python_twin(const std::string& name);
 // Adds a workload of a program built on the installed package (ACCELBENCH_REGISTER_WORKLOAD in
 // include/accelbench/accelbench.h); returns true (for a static initializer).
 using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
@@ -140,12 +151,6 @@ std::unique_ptr<Workload> make_workload(const std::string& name, const WorkloadI
 // The options' checks common to every workload (--width, --checkpoint where the workload has
 // them), then the workload's own validate(). Throws UsageError (one line).
 void validate_workload_options(const Workload& workload, const WorkloadOptions& options);
-std::unique_ptr<Workload> make_mlp_workload();
-std::unique_ptr<Workload> make_cnn_workload();
-std::unique_ptr<Workload> make_transformer_workload();
-std::unique_ptr<Workload> make_resnet18_workload();
-std::unique_ptr<Workload> make_bert_base_workload();
-std::unique_ptr<Workload> make_dcgan_workload();
 std::unique_ptr<Workload> make_scripted_model_workload(const std::string& name);
 
 }  // namespace accelbench

@@ -246,6 +246,7 @@ TEST(ToolCli, InstallsTheBinaryItsManPageAndCompletions) {
   EXPECT_EQ(complete("accelbench history pr", 2), "prune\n");
   EXPECT_NE(complete("accelbench history --j", 2).find("--json"), std::string::npos);
   EXPECT_NE(complete("accelbench run --models tr", 3).find("transformer"), std::string::npos);
+  EXPECT_EQ(complete("accelbench report --format h", 3), "html\n");  // the table of report formats
   EXPECT_EQ(complete("accelbench _d", 1), "\n");  // hidden commands are not offered
   for (const auto& [shell, file] : {std::pair<std::string, std::string>{"zsh", "/share/zsh/site-functions/_accelbench"},
                                     {"fish", "/share/fish/vendor_completions.d/accelbench.fish"}}) {

@@ -19,6 +19,7 @@ CaseResult make(const std::string& w, const std::string& d, double step, const s
   c.stats = summarize(c.samples);
   c.relative_ci_half_width = c.stats.ci_half_width_relative();
   c.loss_after = 0.5;
+  c.checkpointable = w == "transformer" || w == "bert-base";  // as the engine records it (WorkloadInfo::has_checkpoint)
   return c;
 }
 bool has(const std::vector<Advice>& a, const std::string& rule) {

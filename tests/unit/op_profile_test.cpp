@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/op_profile.h"
+#include "report/profile_table.h"
 
 using namespace accelbench;
 

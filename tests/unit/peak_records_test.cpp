@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 #include "core/peak_records.h"
+#include "report/peak_tables.h"
 
 namespace accelbench {
 namespace {

@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/scale_records.h"
 #include "drivers/scale_launcher.h"
+#include "report/scale_table.h"
 
 namespace accelbench {
 namespace {

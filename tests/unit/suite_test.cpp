@@ -1,5 +1,5 @@
-// The suite driver (drivers/suite.h) without torch or the binary: a scripted measurer and parity
-// trainer, a recording printer.
+// The suite driver (drivers/suite.h) and the run driver around it (drivers/run_driver.h) without
+// torch or the binary: a scripted measurer and parity trainer, a recording printer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,9 +8,15 @@
 #include <fstream>
 #include <map>
 
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "core/peak_records.h"
 #include "drivers/interleaved_rounds.h"
+#include "drivers/run_driver.h"
 #include "drivers/suite.h"
 #include "report/printer.h"
+#include "store/history_store.h"
 
 using namespace accelbench;
 
@@ -412,4 +418,133 @@ TEST(Suite, TimeLeftComesFromTheRoundsMeasured) {
   seen.clear();
   measure_interleaved_rounds(plan, m, events);
   for (const auto& [stage, left] : seen) EXPECT_LE(left, 6.0) << stage;
+}
+
+// ---- the run driver (drivers/run_driver.h): the stages around the suite ------------------------
+
+namespace {
+
+// Every note in full (NotePrinter), and the report the run ends with.
+struct RunNotesPrinter : NotePrinter {
+  std::string report;
+  void finished(const RunResult&, const std::string& text) override { report = text; }
+};
+
+// The scripted cases, each at `flops_per_s` (the share of a ceiling needs a FLOP rate).
+struct FlopsMeasurer : ScriptedMeasurer {
+  double flops_per_s = 0;
+  CaseResult measure(const CaseSpec& spec, const MeasureOptions& options, const ProgressFn& progress) override {
+    auto r = ScriptedMeasurer::measure(spec, options, progress);
+    r.achieved_flops_per_s = flops_per_s;
+    return r;
+  }
+};
+
+struct DriverFixture {
+  FlopsMeasurer measurer;
+  ScriptedParity parity;
+  RunNotesPrinter printer;
+  TerminalPrinter terminal{false, false, "", Verbosity::kQuiet};
+  std::vector<std::string> probed;  // the cases whose step was timed before measuring
+
+  int drive(HistoryStore* store, const std::vector<std::string>& workloads, RunResult& run, const std::string& json = "") {
+    run.context.timestamp_utc = "2025-06-01T10:00:00Z";
+    run.context.host = "testhost";
+    run.context.torch_version = "2.13.0";
+    run.context.devices = {{"cuda:0", "cuda", "Scripted GPU", 0, std::nullopt}, {"cpu", "cpu", "Scripted CPU", -1, std::nullopt}};
+    RunDriverRequest request{request_for(workloads), 1, Verbosity::kQuiet, json};
+    const RunServices services{&measurer, &parity,
+                               [&](const CaseSpec& c, const WorkloadInputs&) {
+                                 probed.push_back(c.workload + " on " + c.device);
+                                 return 0.001;
+                               },
+                               &printer, &terminal, store};
+    return drive_run(request, run, services);
+  }
+  static SuiteRequest request_for(const std::vector<std::string>& workloads) { return request(workloads, 0, 0); }
+};
+
+std::string fresh_db(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("accelbench-run-driver-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return (dir / "h.db").string();
+}
+
+}  // namespace
+
+TEST(RunDriver, ProbesTheCasesNewToTheHistoryMeasuresStoresAndSaysWhere) {
+  const auto db = fresh_db("stores");
+  HistoryStore store(db);
+  DriverFixture f;
+  RunResult run;
+  EXPECT_EQ(f.drive(&store, {"mlp"}, run), 0);
+  EXPECT_EQ(f.probed, (std::vector<std::string>{"mlp on cuda:0", "mlp on cpu"}));
+  EXPECT_TRUE(f.printer.has("one step of each case new to the history timed first (2 of 2")) << f.printer.notes.size();
+  EXPECT_TRUE(f.printer.has("stored as run 1 (uid ")) << f.printer.notes.size();
+  EXPECT_EQ(store.list_runs().size(), 1u);
+  EXPECT_EQ(run.cases.size(), 2u);
+  EXPECT_FALSE(f.printer.report.empty());
+  // A second run of the same cases: the history has their step times, so nothing is probed.
+  DriverFixture again;
+  RunResult second;
+  EXPECT_EQ(again.drive(&store, {"mlp"}, second), 0);
+  EXPECT_TRUE(again.probed.empty());
+  EXPECT_TRUE(again.printer.has("stored as run 2 (uid "));
+  std::filesystem::remove_all(std::filesystem::path(db).parent_path());
+}
+
+TEST(RunDriver, ARunTheHistoryDoesNotStoreEndsWithStatusOneAndSaysWhatHoldsIt) {
+  const auto db = fresh_db("refused");
+  ::setenv("ACCELBENCH_DB_WAIT", "0", 1);  // the store waits 0 s for a database another connection holds
+  HistoryStore store(db);
+  // Another connection holds the write lock: readers go on, the run cannot be written.
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(writer, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  DriverFixture f;
+  RunResult run;
+  const int status = f.drive(&store, {"mlp"}, run, "run.json");
+  ::unsetenv("ACCELBENCH_DB_WAIT");
+  sqlite3_close(writer);
+  EXPECT_EQ(status, 1);
+  EXPECT_TRUE(f.printer.has("was not stored")) << f.printer.notes.back();
+  EXPECT_TRUE(f.printer.has("; the tables and run.json still hold the run")) << f.printer.notes.back();
+  EXPECT_EQ(run.cases.size(), 2u);  // measured, reported
+  EXPECT_FALSE(f.printer.report.empty());
+  std::filesystem::remove_all(std::filesystem::path(db).parent_path());
+}
+
+TEST(RunDriver, WithoutAHistoryNothingIsStoredAndAFailedCaseEndsWithStatusOne) {
+  DriverFixture f;
+  RunResult run;
+  EXPECT_EQ(f.drive(nullptr, {"mlp"}, run), 0);
+  EXPECT_FALSE(f.printer.has("stored as run"));
+  EXPECT_FALSE(f.printer.has("no ceilings"));  // no history: no utilisation to look up
+  EXPECT_EQ(f.probed.size(), 2u);                // no history: every case is new
+  DriverFixture failing;
+  RunResult failed;
+  EXPECT_EQ(failing.drive(nullptr, {"fail", "mlp"}, failed), 1);
+}
+
+TEST(RunDriver, TheCeilingsOfEachDeviceGiveItsCasesTheirShareOrTheNoteSaysHowToMeasureThem) {
+  const auto db = fresh_db("ceilings");
+  HistoryStore store(db);
+  DeviceCeilings gpu;  // the scripted GPU's float32 matmul ceiling, 100 TFLOP/s, for this torch
+  gpu.device = "cuda:0";
+  gpu.device_name = "Scripted GPU";
+  gpu.torch_version = "2.13.0";
+  gpu.ceilings = {Ceiling{CeilingKind::kMatmul, "float32", "4096 x 4096 x 4096", 3, 100e12, 100e12, 100e12, ""}};
+  store.save_ceilings(gpu);
+  DriverFixture f;
+  f.measurer.flops_per_s = 25e12;
+  RunResult run;
+  EXPECT_EQ(f.drive(&store, {"mlp"}, run), 0);
+  ASSERT_EQ(run.cases.size(), 2u);
+  ASSERT_TRUE(run.cases[0].ceiling_share.has_value());  // cuda:0, against its stored float32 matmul
+  EXPECT_NEAR(*run.cases[0].ceiling_share, 0.25, 1e-9);
+  EXPECT_FALSE(run.cases[1].ceiling_share.has_value());
+  EXPECT_TRUE(f.printer.has("no ceilings of cpu for torch 2.13.0 in the history, so no utilisation: `accelbench peak --device cpu`"));
+  EXPECT_FALSE(f.printer.has("no ceilings of cuda:0"));
+  std::filesystem::remove_all(std::filesystem::path(db).parent_path());
 }
