@@ -640,7 +640,10 @@ def print_fresh_history(paths):
 
 def main(argv):
     if argv[:1] == ["--fresh-history"]:
-        return print_fresh_history(argv[1:]) if argv[1:] else 2
+        if not argv[1:]:
+            print("replay_intervals.py: --fresh-history takes run JSON files, in the order they ran", file=sys.stderr)
+            return 2
+        return print_fresh_history(argv[1:])
     if argv[:1] == ["--simulate"]:
         return print_simulation(argv[1:])
     if argv[:1] == ["--simulate-machines"]:

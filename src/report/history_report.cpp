@@ -134,7 +134,7 @@ std::string render_comparison(const RunComparison& cmp, const CompareOptions& co
     const auto& marks = side[0] == 'A' ? cmp.distorted_a : cmp.distorted_b;
     if (!marks.empty())
       out += fmt::format("{} was measured while timings may have been DISTORTED (by: {}): a difference may be the "
-                         "machine's; later runs' ranges leave it out\n",
+                         "machine's\n",
                          side, fmt::join(marks, ", "));
   }
   if (!cmp.distorted_a.empty() || !cmp.distorted_b.empty()) out += "\n";

@@ -297,6 +297,7 @@ TEST(RunToRun, TheJsonKeepsTheSpreadAndRefusesANegativeOne) {
 #include <random>
 
 #include "analysis/run_to_run.h"
+#include "support/interval_judgement.h"
 
 namespace accelbench {
 namespace {
@@ -359,18 +360,10 @@ Calibration calibrate(const Machine& m) {
   int series = 0;
   for (int k = 0; k < kMachines; ++k)
     for (const auto& runs : ten_runs(m, rng)) {
-      int hit = 0, pairs = 0;
-      double lo = runs[0][0], hi = runs[0][0], width = 0;
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        lo = std::min(lo, runs[i][0]), hi = std::max(hi, runs[i][0]);
-        width += std::log(runs[i][2] / runs[i][1]) / static_cast<double>(runs.size());
-        for (std::size_t j = 0; j < runs.size(); ++j)
-          if (i != j) ++pairs, hit += runs[i][1] <= runs[j][0] && runs[j][0] <= runs[i][2];
-      }
-      const double range = std::log(hi / lo);
-      total.coverage += static_cast<double>(hit) / pairs;
-      total.width_ratio += width / range;
-      total.first_width_ratio += std::log(runs[0][2] / runs[0][1]) / range;
+      const auto judged = accelbench::testing::judge_series(runs);
+      total.coverage += judged.coverage;
+      total.width_ratio += judged.width_ratio;
+      total.first_width_ratio += judged.first_width_ratio;
       ++series;
     }
   total.coverage /= series, total.width_ratio /= series, total.first_width_ratio /= series;

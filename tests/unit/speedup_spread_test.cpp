@@ -13,6 +13,7 @@
 #include "analysis/speedup_spread.h"
 #include "core/t_distribution.h"
 #include "report/reports.h"
+#include "support/interval_judgement.h"
 
 namespace accelbench {
 std::vector<Speedup> speedups_of(const std::vector<CaseResult>& cases);
@@ -33,21 +34,11 @@ CaseResult measured(const std::string& workload, const std::string& device, std:
 }
 
 CaseHistoryPoint stored(std::int64_t run_id, const CaseResult& c, double median, const std::string& distorted_by = "") {
-  CaseHistoryPoint p;
-  p.run_id = run_id;
-  p.host = "h";
-  p.torch_version = "2.13.0";
-  p.workload = c.spec.workload;
-  p.device = c.spec.device;
-  p.dtype = c.spec.dtype;
-  p.batch_size = c.spec.batch_size;
-  p.threads = c.spec.threads;
-  p.n = 30;
-  p.rounds = 3;
-  p.median = median;
-  p.device_busy_fraction = c.device_busy_fraction ? *c.device_busy_fraction : -1;
-  p.distorted_by = distorted_by;
-  return p;
+  const auto& s = c.spec;
+  return CaseHistoryPoint{.run_id = run_id, .torch_version = "2.13.0", .host = "h", .workload = s.workload, .device = s.device,
+                          .dtype = s.dtype, .batch_size = s.batch_size, .threads = s.threads, .n = 30, .median = median,
+                          .device_busy_fraction = c.device_busy_fraction.value_or(-1), .rounds = 3,
+                          .distorted_by = distorted_by};
 }
 
 }  // namespace
@@ -345,9 +336,7 @@ Series ten_runs(const TwoDeviceMachine& m, std::mt19937_64& rng) {
   return out;
 }
 
-struct Calibration {
-  double coverage = 0, width_ratio = 0, first_width_ratio = 0;
-};
+using Calibration = accelbench::testing::SeriesJudgement;
 
 std::vector<Calibration> calibrate(const TwoDeviceMachine& m) {
   std::mt19937_64 rng(20261204);
@@ -355,18 +344,10 @@ std::vector<Calibration> calibrate(const TwoDeviceMachine& m) {
   for (int k = 0; k < kMachines; ++k) {
     const auto series = ten_runs(m, rng);
     for (std::size_t f = 0; f < series.size(); ++f) {
-      const auto& runs = series[f];
-      int hit = 0, pairs = 0;
-      double lo = runs[0][0], hi = runs[0][0], width = 0;
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        lo = std::min(lo, runs[i][0]), hi = std::max(hi, runs[i][0]);
-        width += std::log(runs[i][2] / runs[i][1]) / static_cast<double>(runs.size());
-        for (std::size_t j = 0; j < runs.size(); ++j)
-          if (i != j) ++pairs, hit += runs[i][1] <= runs[j][0] && runs[j][0] <= runs[i][2];
-      }
-      total[f].coverage += static_cast<double>(hit) / pairs / kMachines;
-      total[f].width_ratio += width / std::log(hi / lo) / kMachines;
-      total[f].first_width_ratio += std::log(runs[0][2] / runs[0][1]) / std::log(hi / lo) / kMachines;
+      const auto judged = accelbench::testing::judge_series(series[f]);
+      total[f].coverage += judged.coverage / kMachines;
+      total[f].width_ratio += judged.width_ratio / kMachines;
+      total[f].first_width_ratio += judged.first_width_ratio / kMachines;
     }
   }
   return total;
