@@ -368,7 +368,8 @@ std::string run_to_run_note(const RunResult& run) {
                         note.empty() ? "" : "; ", kind, list, 100 * k.first->sd_log, method_words(*k.first), k.first->dof);
   }
   if (note.empty()) return note;
-  return "95% intervals are where the next run's median should fall (each stored run teaches this host's spread): " + note;
+  return "95% intervals are where the next run's median should fall (each stored run teaches this host's spread): " + note +
+         speedup_spread_note(run);
 }
 
 }  // namespace accelbench

@@ -155,4 +155,22 @@ void apply_speedup_spreads(RunResult& run, const std::vector<CaseHistoryPoint>& 
     }
 }
 
+std::string speedup_spread_note(const RunResult& run) {
+  std::string note;
+  for (const auto* list : {&run.speedups, &run.graph_speedups})
+    for (const auto& s : *list) {
+      if (!s.run_to_run) continue;
+      const auto& r = *s.run_to_run;
+      const auto from = r.source == "cases"           ? std::string("its two cases' spreads added")
+                        : r.source == "paired rounds" ? std::string("its paired rounds")
+                                                      : fmt::format("its ratio in {} earlier run{}{}", r.earlier_runs,
+                                                                    r.earlier_runs == 1 ? "" : "s",
+                                                                    r.source == "ratio history" ? "" : " and its paired rounds");
+      const auto prior = r.uses_prior() ? fmt::format(", its cases' spreads as a prior worth {:.0f} runs", kPriorRuns) : "";
+      note += fmt::format("{}{} {}: {} (sd {:.1f}%, t with {:.0f} degrees of freedom{})", note.empty() ? "; speed-ups: " : ", ",
+                          s.label(), s.device, from, 100 * r.sd_log, r.dof, prior);
+    }
+  return note;
+}
+
 }  // namespace accelbench

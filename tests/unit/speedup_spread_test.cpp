@@ -80,6 +80,8 @@ TEST(SpeedupSpread, AFirstRunPairsTheRoundsOfTheTwoDevices) {
   EXPECT_NEAR(std::log(s.ci_high / s.ratio), s.run_to_run->half_width_log, 1e-12);
   EXPECT_NEAR(std::log(s.level_high / s.ratio), s.run_to_run->level_half_width_log, 1e-12);
   EXPECT_TRUE(s.widened_by_history);
+  const auto note = run_to_run_note(run);
+  EXPECT_NE(note.find("; speed-ups: mlp cuda:0: its paired rounds (sd"), std::string::npos) << note;
 }
 
 // Where the speed-up has neither history nor two rounds a side, its cases' spreads add (Welch).
