@@ -33,7 +33,7 @@ sleep 2  # the load is seen by the checks' sampling window
 echo "loaded run: exit $?"
 for pid in "${loops[@]}"; do kill "$pid"; done
 wait "${loops[@]}" 2> /dev/null
-sleep 5
+sleep 20  # the CPU pressure the checks read is a 10 s average: let it fall before the idle runs
 idle=()
 for i in $(seq 1 "$IDLE"); do
   # shellcheck disable=SC2086

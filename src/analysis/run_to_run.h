@@ -5,7 +5,8 @@
 // device-bound, graph replay), so that one earlier run of anything informs a new case:
 //
 // - The history: for each case stored on this host (same torch, same threads), the log medians of
-//   its newest kMaxEarlierRuns runs and this one give a variance with n - 1 degrees of freedom.
+//   its newest kMaxEarlierRuns runs that count (comparable_distortion, not an outlier: below) and
+//   this one give a variance with n - 1 degrees of freedom.
 // - This run's rounds (fresh processes, interleaved over the run): for each case with R >= 2
 //   rounds, sd(log round medians)^2 / R (times the median's variance factor), with R - 1 degrees
 //   of freedom. They see what varies from process to process, not the host's slower phases.
@@ -24,8 +25,8 @@
 //
 // With V the variance of a run's log median and nu its degrees of freedom, the next run's median
 // falls within median * exp(+-t_{0.975, nu} sqrt(2 V)) (the difference of two runs has twice a run's
-// variance); this run's own precision is median * exp(+-t sqrt(V)). A speed-up adds its two cases'
-// variances (Welch-Satterthwaite degrees of freedom). No torch here.
+// variance); this run's own precision is median * exp(+-t sqrt(V)). A speed-up's range comes from its
+// own spread (analysis/speedup_spread.h). No torch here.
 #include <cstddef>
 #include <cstdint>
 #include <map>

@@ -105,7 +105,9 @@ struct RunToRun {
   std::string kind;              // the kind of case it was pooled with: "host-bound", "device-bound", ...
   // "history" (earlier runs of cases of its kind varied more than the rounds), "history and rounds"
   // (they agree: both pooled), "rounds" (no history yet: this run's rounds of cases of its kind),
-  // "fallback" (neither: a named constant, prior_sd_log, measured where prior_basis says).
+  // "fallback" (neither: a named constant, prior_sd_log, measured where prior_basis says). A
+  // speed-up's: "ratio history", "paired rounds", "ratio history and paired rounds", "cases" (its
+  // two cases' spreads added; analysis/speedup_spread.h).
   std::string source;
   std::size_t history_cases = 0;  // the cases whose stored runs took part
   double prior_sd_log = 0;       // the fallback constant's sd (0: none used)
