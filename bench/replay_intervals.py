@@ -12,14 +12,24 @@ per case (the measures of bench/interval_calibration.py):
 - pooled:  this host's spread pooled by kind of case: the history's log-median variances of every
            case of the kind and this run's rounds' variances of the kind, the history alone where it
            varies beyond the rounds (F test, 95%).
-- moderated: as `run` does now (analysis/run_to_run.h): each case's own history and rounds
+- moderated: each case's own history and rounds
            variances moderated by the prior that every case of its kind gives (limma's empirical
            Bayes fit, fit_variance_prior in the same file), then the same F test; under 3 degrees
            of freedom the fallback constant joins as a prior worth 3 runs.
-Speed-ups (the JSON's `speedups`) get the pooled and moderated ranges from their two cases'
-variances, Welch-Satterthwaite degrees of freedom, as `run` gives them; and
+- robust:  moderated, with the history that one bad run cannot poison: a stored run whose median
+           lies beyond 3x and beyond 5 robust sds of its case's runs' median is left out (3 runs or
+           more; this run's never), and a case whose rounds took fewer than 3 samples each is a kind
+           of its own (its median is one or two steps).
+Speed-ups (the JSON's `speedups`) get the pooled, moderated and robust ranges from their two cases'
+variances, Welch-Satterthwaite degrees of freedom; and
 - paired:  a speed-up's range from its own history of log ratios and its two cases' rounds paired
            by index (a ratio per pair), F test as for a case; the moderated range under 3 dof.
+- own-ratio: as `run` does now (analysis/speedup_spread.h): the cases robust; a speed-up's range
+           from its own spread: the history of its log ratios (outliers left out) and its paired
+           rounds, each moderated over the run's speed-ups of its kind (the accelerator case's),
+           joined by the F test; its robust cases' variances added where it has neither, and as a
+           prior worth 3 runs under 3 dof.
+- ratio-hist: own-ratio without the paired rounds (a first run: its cases' variances added).
 - scaled:  (with --scale-rounds K) moderated, each case's rounds variance multiplied by K first: the
            alternative that the rounds see only 1/K of what varies between runs.
 The summary counts, per method, the cases whose coverage over every run is >= 90% and whose first
@@ -29,6 +39,9 @@ each case's number of runs): the most a method can be expected to reach.
 
 Usage: python3 bench/replay_intervals.py [--first] [--cpu-own-kind] [--scale-rounds K] FOLDER [FOLDER ...]
        (standard library only)
+       python3 bench/replay_intervals.py --simulate-machines [--machines 200] [--runs 10] [--rounds 3]
+           [--kinds together,apart,device-level,one-sample] [--methods moderated,paired,robust,own-ratio,ratio-hist]
+       python3 bench/replay_intervals.py --fresh-history RUN.json [RUN.json ...]
        python3 bench/replay_intervals.py --simulate [--rounds 2,3,4,6,8,12] [--runs 5,10] [--trials 20000] [--cases 9] [--z 1.96]
   --first: judge only the first run's intervals (against every run's figure): what a new user sees.
   --simulate: no recorded runs; what a right interval's width ratio does. A simulated machine whose
@@ -41,7 +54,13 @@ Usage: python3 bench/replay_intervals.py [--first] [--cpu-own-kind] [--scale-rou
            one case, and in every one of --cases K cases at once (default 9: an H200 series' six
            cases and three speed-ups; 3: the 2-core series).
   --cpu-own-kind: the alternative of pooling the CPU's cases as a kind of their own, apart from the
-           host-bound accelerator cases (`run` pools them together)."""
+           host-bound accelerator cases (`run` pools them together).
+  --simulate-machines: every method on simulated machines with a CPU and an accelerator
+           (bench/simulated_machines.py: the devices moving together, apart, the accelerator changing
+           level, a one-sample CPU case), figure by figure: the mean over machines of the coverage
+           over all runs, of the mean width ratio and of the first run's width ratio.
+  --fresh-history: the runs' stored ranges against the ranges `run`'s estimator (own-ratio) gives the
+           same runs from an empty history: whether what the history held before them changed them."""
 import argparse
 import glob
 import json
@@ -183,12 +202,39 @@ CPU_OWN_KIND = False  # --cpu-own-kind: the CPU's cases pooled apart from host-b
 ROUNDS_SCALE = None  # --scale-rounds K: the "scaled" method's factor on the rounds' variances
 
 
-def kind_of(c):
+def kind_of(c, few_samples_apart=False):
     busy = (c.get("device_time") or {}).get("busy_fraction")
     k = "the CPU" if CPU_OWN_KIND and c["device"] == "cpu" else "host-bound"
     if c["device"] != "cpu" and busy is not None and busy >= 0.5:
         k = "partly device-bound" if busy < 0.9 else "device-bound"
+    if few_samples_apart and few_samples(c):
+        k += ", few samples"
     return ("graph replay, " if c.get("graphs") else "") + k
+
+
+def few_samples(c):
+    """A case whose rounds took fewer than 3 samples each on average: its median is one or two steps."""
+    n = (c.get("stats") or {}).get("n") or 0
+    return n < FEW_SAMPLES * max(1, len(c.get("rounds") or []))
+
+
+FEW_SAMPLES = 3
+
+
+def inliers(logs, keep_last=True):
+    """The log medians of a case's runs without the outlier runs, as run_to_run.cpp leaves them out:
+    with 3 runs or more, a run whose log median lies beyond log(OUTLIER_FACTOR) of the runs' median
+    and beyond OUTLIER_SDS robust sds (1.4826 x the median absolute deviation) of it. The last
+    (this run's) is always kept."""
+    if len(logs) < 3:
+        return logs
+    mid = statistics.median(logs)
+    robust_sd = 1.4826 * statistics.median(abs(x - mid) for x in logs)
+    limit = max(math.log(OUTLIER_FACTOR), OUTLIER_SDS * robust_sd)
+    return [x for i, x in enumerate(logs) if abs(x - mid) <= limit or (keep_last and i == len(logs) - 1)]
+
+
+OUTLIER_FACTOR, OUTLIER_SDS = 3.0, 5.0
 
 
 def key_of(c):
@@ -236,40 +282,102 @@ def combine(h, r, prior):
     return v
 
 
-def spreads(run_cases, history, kinds_seen, method):
-    """(variance, dof) of each of this run's cases' log median: "pooled" by kind or "moderated"."""
+ROBUST_METHODS = ("robust", "own-ratio", "ratio-hist")  # cases: outliers out, few-sample cases a kind apart
+
+
+def moderated_of_kind(source, kind, k, method):
+    """The kind's estimates in `source` ({key: (kind, (variance, dof))}) pooled ("pooled") or the
+    case's own moderated by the prior they give (every other method); None where the kind has none."""
+    ests = [e for kd, e in source.values() if kd == kind]
+    if not ests:
+        return None
+    if method == "pooled":
+        d = sum(e[1] for e in ests)
+        return (sum(e[0] * e[1] for e in ests) / d, d) if d else None
+    own = source[k][1] if k in source and source[k][0] == kind else None
+    return moderated(ests, own)
+
+
+def spreads(run_cases, history, seen, method):
+    """(variance, dof) of each of this run's cases' log median: "pooled" by kind, "moderated", or
+    the robust methods' (outlier runs left out, few-sample cases a kind of their own). `seen`: the
+    newest stored case document of every key in `history`."""
     hist, rnd = {}, {}
+    robust = method in ROBUST_METHODS
     series = {k: v[-10:] for k, v in history.items()}
-    for k, (c, kind, median, rounds) in run_cases.items():
+    for k, (c, _kind, median, rounds) in run_cases.items():
         series[k] = series.get(k, []) + [median]
         if len(rounds) >= 2:
             n = len(rounds)
             scale = ROUNDS_SCALE if method == "scaled" else 1
-            rnd[k] = (kind, (scale * sd_log(rounds) ** 2 / n * MEDIAN_FACTOR.get(n, 1.5708), n - 1))
+            rnd[k] = (kind_of(c, robust), (scale * sd_log(rounds) ** 2 / n * MEDIAN_FACTOR.get(n, 1.5708), n - 1))
     for k, meds in series.items():
+        if robust:
+            meds = [math.exp(x) for x in inliers([math.log(v) for v in meds], keep_last=k in run_cases)]
         if len(meds) >= 2:
-            kind = run_cases[k][1] if k in run_cases else kinds_seen[k]
-            hist[k] = (kind, (sd_log(meds) ** 2, len(meds) - 1))
-
-    def of_kind(source, kind, k):
-        ests = [e for kk, (kd, e) in source.items() if kd == kind]
-        if not ests:
-            return None
-        if method == "pooled":
-            d = sum(e[1] for e in ests)
-            return (sum(e[0] * e[1] for e in ests) / d, d) if d else None
-        own = source[k][1] if k in source and source[k][0] == kind else None
-        return moderated(ests, own)
-
+            hist[k] = (kind_of(run_cases[k][0] if k in run_cases else seen[k], robust), (sd_log(meds) ** 2, len(meds) - 1))
     out = {}
-    for k, (c, kind, median, rounds) in run_cases.items():
-        h, r = of_kind(hist, kind, k), of_kind(rnd, kind, k)
+    for k, (c, _kind, median, rounds) in run_cases.items():
+        kind = kind_of(c, robust)
+        h, r = moderated_of_kind(hist, kind, k, method), moderated_of_kind(rnd, kind, k, method)
         if method == "pooled" and not h and not r:
             out[k] = (prior_sd(c) ** 2, 3)
         elif method == "pooled":
             out[k] = _pooled_combine(h, r)
         else:
             out[k] = combine(h, r, prior_sd(c))
+    return out
+
+
+def speedup_cases(s, cases):
+    """The keys of a speed-up's baseline and device cases in `cases`, or None."""
+    def find(device):
+        for k, (c, *_rest) in cases.items():
+            if c["workload"] == s.get("workload", s.get("model")) and c["device"] == device and c["dtype"] == s["dtype"] \
+                    and c["batch_size"] == s["batch_size"] and bool(c.get("graphs")) == ("graphs" in str(s.get("model", ""))):
+                return k
+        return None
+    a, b = find(s["baseline_device"]), find(s["device"])
+    return (a, b) if a and b else None
+
+
+def welch_sum(a, b):
+    """Two (variance, dof) added, Welch-Satterthwaite dof."""
+    v = a[0] + b[0]
+    return v, (v * v / (a[0] ** 2 / a[1] + b[0] ** 2 / b[1]) if v > 0 else 1)
+
+
+def own_ratio_spreads(speedups, cases, ratio_history, case_spread, use_rounds):
+    """{label: (variance, dof)} of each speed-up's log ratio from its own spread, as run_to_run.cpp
+    gives it: the history of its log ratios (outlier runs left out) and, with `use_rounds`, its
+    rounds paired by index (the two devices' rounds interleave), each moderated over the speed-ups
+    of its kind (the accelerator case's), joined by the F test as a case's are; its two cases'
+    variances added where it has neither, and as a prior worth 3 runs under 3 dof."""
+    hist, rnd, fallback, kinds = {}, {}, {}, {}
+    for s, label in speedups:
+        pair = speedup_cases(s, cases)
+        if not pair:
+            continue
+        (ca, _, _, ra), (cb, _, _, rb) = cases[pair[0]], cases[pair[1]]
+        kinds[label] = kind = "speed-up over " + kind_of(cb, True)
+        logs = inliers(ratio_history.get(label, [])[-10:] + [math.log(s["ratio"])])
+        if len(logs) >= 2:
+            hist[label] = (kind, (statistics.variance(logs), len(logs) - 1))
+        n = min(len(ra), len(rb))
+        if use_rounds and n >= 2:
+            paired = [math.log(x / y) for x, y in zip(ra[:n], rb[:n])]
+            rnd[label] = (kind, (statistics.variance(paired) / n * MEDIAN_FACTOR.get(n, 1.5708), n - 1))
+        fallback[label] = welch_sum(case_spread[pair[0]], case_spread[pair[1]])
+    out = {}
+    for label, fb in fallback.items():
+        v = _pooled_combine(moderated_of_kind(hist, kinds[label], label, "moderated"),
+                            moderated_of_kind(rnd, kinds[label], label, "moderated"))
+        if not v:
+            out[label] = fb
+        elif v[1] < 3:
+            out[label] = ((3 * fb[0] + v[1] * v[0]) / (3 + v[1]), 3 + v[1])
+        else:
+            out[label] = v
     return out
 
 
@@ -377,22 +485,30 @@ def print_simulation(argv):
     return 0
 
 
-METHODS = ("rounds", "prior", "pooled", "moderated", "paired")
-SPREAD_METHODS = ("pooled", "moderated")  # and "scaled" with --scale-rounds
+METHODS = ("rounds", "prior", "pooled", "moderated", "paired", "robust", "own-ratio", "ratio-hist")
+SPREAD_METHODS = ("pooled", "moderated", "robust", "own-ratio", "ratio-hist")  # and "scaled" with --scale-rounds
 
 
 def replay(folder):
     paths = sorted(glob.glob(os.path.join(folder, "run*.json")), key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[0]))
-    history, kinds_seen, per_method, ratios = {}, {}, {m: {} for m in METHODS}, {}
-    for p in paths:
-        doc = json.load(open(p, encoding="utf-8"))
+    return replay_docs(json.load(open(p, encoding="utf-8")) for p in paths)
+
+
+def speedup_label(s):
+    return ("speed-up", s.get("model", s.get("workload")), s["device"] + "/" + s["baseline_device"], s["dtype"], s["batch_size"])
+
+
+def replay_docs(docs):
+    """{method: {figure: [(figure, low, high) per run]}} for run documents of one series, oldest first."""
+    history, seen, per_method, ratios, ratio_history = {}, {}, {m: {} for m in METHODS}, {}, {}
+    for doc in docs:
         run_cases = {}
         for c in doc.get("cases", []):
             if c.get("status", "ok") != "ok" or not (c.get("stats") or {}).get("median"):
                 continue
             rounds = [r["median_s"] for r in c.get("rounds", []) if r.get("median_s", 0) > 0]
             run_cases[key_of(c)] = (c, kind_of(c), c["stats"]["median"], rounds)
-        spread = {m: spreads(run_cases, history, kinds_seen, m) for m in SPREAD_METHODS}
+        spread = {m: spreads(run_cases, history, seen, m) for m in SPREAD_METHODS}
         for k, (c, kind, median, rounds) in run_cases.items():
             halves = {"rounds": half_rounds(c, rounds), "prior": half_prior(c, history.get(k, []), median)}
             for m in SPREAD_METHODS:
@@ -401,19 +517,31 @@ def replay(folder):
             for m, h in halves.items():
                 iv = (median, median * math.exp(-h), median * math.exp(h)) if h is not None else (median, median, median)
                 per_method[m].setdefault(k, []).append(iv)
-        for s in doc.get("speedups", []):
-            label = ("speed-up", s.get("model", s.get("workload")), s["device"] + "/" + s["baseline_device"], s["dtype"], s["batch_size"])
+        speedups = [(s, speedup_label(s)) for s in doc.get("speedups", []) if s.get("ratio", 0) > 0]
+        own = {m: own_ratio_spreads(speedups, run_cases, ratio_history, spread[m], m == "own-ratio")
+               for m in ("own-ratio", "ratio-hist")}
+        for s, label in speedups:
             for m in SPREAD_METHODS:
-                iv = speedup_interval(s, run_cases, spread[m])
+                iv = speedup_interval(s, run_cases, spread[m]) if m not in own else ratio_interval(s, own[m].get(label))
                 if iv:
                     per_method[m].setdefault(label, []).append(iv)
             iv = paired_interval(s, run_cases, ratios.setdefault(label, []), per_method["moderated"].get(label, []))
             if iv:
                 per_method["paired"].setdefault(label, []).append(iv)
+            if speedup_cases(s, run_cases):
+                ratio_history.setdefault(label, []).append(math.log(s["ratio"]))
         for k, (c, kind, median, rounds) in run_cases.items():
             history.setdefault(k, []).append(median)
-            kinds_seen[k] = kind
+            seen[k] = c
     return per_method
+
+
+def ratio_interval(s, spread):
+    """(ratio, low, high) of a speed-up from the (variance, dof) of its log ratio."""
+    if not spread:
+        return None
+    h = t975(spread[1]) * math.sqrt(2 * spread[0])
+    return s["ratio"], s["ratio"] * math.exp(-h), s["ratio"] * math.exp(h)
 
 
 def label_of(k):
@@ -442,9 +570,84 @@ def parse_args(argv):
     return first_only, argv
 
 
+def print_machines(argv):
+    """--simulate-machines [--machines N] [--runs 10] [--rounds 3] [--methods a,b]: every method replayed
+    on simulated machines (bench/simulated_machines.py), figure by figure: the mean over machines of
+    the coverage over all runs, of the mean width ratio, and of the first run's width ratio."""
+    import simulated_machines
+    ap = argparse.ArgumentParser(prog="replay_intervals.py --simulate-machines")
+    ap.add_argument("--machines", type=int, default=200, help="machines of each kind")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--kinds", default=",".join(simulated_machines.MACHINES), help="machine kinds (comma list)")
+    ap.add_argument("--methods", default="moderated,paired,robust,own-ratio,ratio-hist")
+    a = ap.parse_args(argv)
+    kinds, methods = a.kinds.split(","), a.methods.split(",")
+    if a.machines < 1 or a.runs < 3 or a.rounds < 1 or any(k not in simulated_machines.MACHINES for k in kinds) \
+            or any(m not in METHODS for m in methods):
+        ap.error(f"--machines >= 1, --runs >= 3, --rounds >= 1; kinds among {', '.join(simulated_machines.MACHINES)}; "
+                 f"methods among {', '.join(METHODS)}")
+    series = simulated_machines.machines(kinds, a.machines, runs=a.runs, rounds=a.rounds)
+    print(f"{'machine':13} {'figure':22}" + "".join(f" {m:>22}" for m in methods))
+    print(f"{'':36}" + "".join(f" {'cover  wr  first wr':>22}" for _ in methods))
+    for kind in kinds:
+        sums = {}
+        for docs in series[kind]:
+            per = replay_docs(docs)
+            for m in methods:
+                for k, ivs in per[m].items():
+                    r = calibrate(ivs, len(ivs))
+                    if r["coverage"] is None or r["width_ratio"] is None:
+                        continue
+                    acc = sums.setdefault((label_of(k), m), [0, 0, 0, 0])
+                    acc[0] += r["coverage"]; acc[1] += r["width_ratio"]; acc[2] += r["first_width_ratio"]; acc[3] += 1
+        for fig in sorted({f for f, _ in sums}):
+            cells = []
+            for m in methods:
+                acc = sums.get((fig, m))
+                cells.append(f"{100 * acc[0] / acc[3]:5.1f}% {acc[1] / acc[3]:4.2f} {acc[2] / acc[3]:5.2f}" if acc else "-")
+            print(f"{kind:13} {fig:22}" + "".join(f" {c:>22}" for c in cells))
+    return 0
+
+
+def print_fresh_history(paths):
+    """--fresh-history RUN.json ...: each run's stored ranges (as `run` gave them, with whatever its
+    history held) against the ranges run's estimator (method own-ratio) gives the same runs replayed
+    from an empty history: the ratio of their log widths, figure by figure, and the largest."""
+    try:
+        docs = [json.load(open(p, encoding="utf-8")) for p in paths]
+    except (OSError, ValueError) as e:
+        print(f"replay_intervals.py: {e}", file=sys.stderr)
+        return 2
+    fresh = replay_docs(docs)["own-ratio"]
+    seen, worst = {}, 1.0
+    print(f"{'run':>3} {'figure':34} {'stored width':>12} {'fresh width':>11} {'ratio':>6}")
+    for i, doc in enumerate(docs):
+        stored = {key_of(c): c["stats"] for c in doc.get("cases", []) if c.get("status", "ok") == "ok" and (c.get("stats") or {}).get("median")}
+        stored.update({speedup_label(x): x for x in doc.get("speedups", []) if x.get("ratio", 0) > 0})
+        for k, v in stored.items():
+            if k not in fresh or not v.get("ci_low", 0) > 0:
+                continue
+            n = seen[k] = seen.get(k, -1) + 1
+            _, low, high = fresh[k][n]
+            a, b = math.log(v["ci_high"] / v["ci_low"]), math.log(high / low)
+            ratio = a / b if b > 0 else float("inf")
+            worst = max(worst, ratio, 1 / ratio if ratio > 0 else float("inf"))
+            print(f"{i + 1:>3} {label_of(k)[:34]:34} {a:>12.4f} {b:>11.4f} {ratio:>6.2f}")
+    print(f"largest ratio of a stored range's width to the fresh history's (either way): {worst:.2f} (wanted: within 1.5)")
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ["--fresh-history"]:
+        if not argv[1:]:
+            print("replay_intervals.py: --fresh-history takes run JSON files, in the order they ran", file=sys.stderr)
+            return 2
+        return print_fresh_history(argv[1:])
     if argv[:1] == ["--simulate"]:
         return print_simulation(argv[1:])
+    if argv[:1] == ["--simulate-machines"]:
+        return print_machines(argv[1:])
     parsed = parse_args(argv)
     if not parsed or not parsed[1]:
         print(__doc__, file=sys.stderr)

@@ -332,7 +332,8 @@ void advise_speedups(const RunResult& run, const std::string& sweep_kind, std::v
 // Where a next run's range that the history did not set comes from.
 std::string run_to_run_words(const RunToRun& r) {
   if (r.source == "rounds") return "the rounds, each a fresh process, disagree as much";
-  return "a fallback constant, as no earlier run of this kind is stored on this host";
+  if (r.source == "fallback") return "a fallback constant, as no earlier run of this kind is stored on this host";
+  return "earlier runs on this host and this run's rounds";
 }
 
 // Rules 2 to 4 on one case that ran: input-bound, noisy, memory headroom.
@@ -347,7 +348,11 @@ void advise_case(const RunResult& run, const CaseResult& c, std::vector<Advice>&
                    {"data_wait_fraction=" + pct(c.data_wait_fraction)}});
   }
   // 3. Noisy: the numbers are less certain than asked for.
-  if (c.noisy && c.run_to_run && c.run_to_run->widened && c.run_to_run->source != "history") {
+  if (c.run_to_run && !c.run_to_run->too_wide.empty()) {
+    // A range too wide to print: why, and what to do instead.
+    out.push_back({"noisy", subject_of(c), fmt::format("{}: not shown, as {}", interval_name(true), c.run_to_run->too_wide),
+                   {fmt::format("run_to_run_sd={}", pct(std::expm1(c.run_to_run->sd_log))), "source=" + c.run_to_run->source}});
+  } else if (c.noisy && c.run_to_run && c.run_to_run->widened && c.run_to_run->source != "history") {
     // The next run's range from the rounds or the fallback constant: more time in this run, or
     // closing programs now, cannot narrow what changes between runs.
     const double factor = std::exp(c.run_to_run->half_width_log);

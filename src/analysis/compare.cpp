@@ -112,13 +112,22 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
 void judge_between_runs(SampleComparison& r, const RunToRun& a, const RunToRun& b, const CompareOptions& o) {
   const double va = a.sd_log * a.sd_log, vb = b.sd_log * b.sd_log, v = va + vb;
   if (!(v > 0) || !(a.dof > 0) || !(b.dof > 0) || !(r.ratio > 0) || !std::isfinite(r.ratio)) return;
-  const double dof = v * v / (va * va / a.dof + vb * vb / b.dof);
+  const bool shared = &a == &b;  // one estimate for both runs: its own degrees of freedom
+  const double dof = shared ? a.dof : v * v / (va * va / a.dof + vb * vb / b.dof);
   const double half = t_quantile(1 - o.alpha / 2, dof) * std::sqrt(v);
   const double d = std::log(r.ratio);
   r.between_runs = true;
   r.ci_low = r.ratio * std::exp(-half);
   r.ci_high = r.ratio * std::exp(half);
   r.p = std::min(1.0, 2 * (1 - t_cdf(std::fabs(d) / std::sqrt(v), dof)));
+  if (std::exp(2 * half) > kTooWideFactor) {
+    r.too_wide = true;
+    r.verdict = Verdict::Uncertain;
+    const auto& why = !b.too_wide.empty() ? b.too_wide : a.too_wide;
+    r.reason = fmt::format("run-to-run noise spans {:.0f}x, too wide to tell: {}", std::exp(2 * half),
+                           why.empty() ? "quiet the machine (`accelbench doctor`) and run again" : why);
+    return;
+  }
   const auto noise = "run-to-run noise " + format_relative_interval(1, std::exp(-half), std::exp(half));
   if (std::fabs(d) <= half) {
     const bool within = r.ci_low >= 1.0 - o.equivalence_margin && r.ci_high <= 1.0 + o.equivalence_margin;
@@ -144,8 +153,18 @@ bool same_key(const CaseSpec& x, const CaseSpec& y) {
 }
 }  // namespace
 
+const RunToRun* shared_spread(const CaseResult& a, const RunContext& ca, const CaseResult& b, const RunContext& cb) {
+  const auto* later = cb.timestamp_utc >= ca.timestamp_utc ? &b : &a;
+  const auto* earlier = later == &b ? &a : &b;
+  if (later->run_to_run && later->run_to_run->sd_log > 0) return &*later->run_to_run;
+  if (earlier->run_to_run && earlier->run_to_run->sd_log > 0) return &*earlier->run_to_run;
+  return nullptr;
+}
+
 RunComparison compare_runs(const RunResult& a, const RunResult& b, const CompareOptions& o) {
   RunComparison out;
+  out.distorted_a = a.context.distorted_by;
+  out.distorted_b = b.context.distorted_by;
   for (const auto& ca : a.cases) {
     auto it = std::find_if(b.cases.begin(), b.cases.end(), [&](const CaseResult& cb) { return same_key(ca.spec, cb.spec); });
     if (it == b.cases.end()) {
@@ -158,7 +177,8 @@ RunComparison compare_runs(const RunResult& a, const RunResult& b, const Compare
     }
     CaseComparison cc{ca.spec.workload, ca.spec.device, ca.spec.dtype, model_label(ca.spec), ca.spec.batch_size,
                       compare_samples(ca.samples, it->samples, o)};
-    if (ca.run_to_run && it->run_to_run) judge_between_runs(cc.result, *ca.run_to_run, *it->run_to_run, o);
+    if (const auto* spread = shared_spread(ca, a.context, *it, b.context))
+      judge_between_runs(cc.result, *spread, *spread, o);
     out.cases.push_back(std::move(cc));
   }
   for (const auto& cb : b.cases) {

@@ -38,16 +38,24 @@ struct SampleComparison {
   Verdict verdict = Verdict::Uncertain;
   std::string reason;  // why, in a few words
   bool between_runs = false;  // judged against the run-to-run spread (judge_between_runs), not the samples
+  bool too_wide = false;      // that spread's interval spans more than kTooWideFactor: not shown (reason says why)
 };
 SampleComparison compare_samples(std::span<const double> a, std::span<const double> b, const CompareOptions& o = {});
 
 // Two runs differ by what changes between runs as well as by their samples: with both cases'
 // run-to-run spreads (RunToRun, from `run`), the change is judged against them. The interval of
 // B/A is ratio * exp(+-t_{1-alpha/2, dof} sqrt(V_a + V_b)) (V: a run's log-median variance,
-// Welch-Satterthwaite dof); where it holds 1, "within run-to-run noise": SAME when it lies within
-// 1 +- the equivalence margin, else UNCERTAIN; beyond it, SLOWER or FASTER (SAME under the minimum
-// effect). p from the same t. Leaves `r` as it is when either spread is unknown (older runs).
+// Welch-Satterthwaite dof; the same object passed as both, its own dof); where it holds 1, "within
+// run-to-run noise": SAME when it lies within 1 +- the equivalence margin, else UNCERTAIN; beyond
+// it, SLOWER or FASTER (SAME under the minimum effect). p from the same t. An interval wider than
+// kTooWideFactor is UNCERTAIN and not shown: the reason says why (RunToRun::too_wide where set).
+// Leaves `r` as it is when either spread is unknown (older runs).
 void judge_between_runs(SampleComparison& r, const RunToRun& a, const RunToRun& b, const CompareOptions& o);
+
+// The one spread compare judges a case of two runs against: the later run's (its history held the
+// earlier run, and marked runs were left out of it), else the other's; nullptr where neither has one.
+// The same for A B as for B A.
+const RunToRun* shared_spread(const CaseResult& a, const RunContext& ca, const CaseResult& b, const RunContext& cb);
 
 struct CaseComparison {
   std::string workload, device, dtype;
@@ -60,6 +68,7 @@ struct RunComparison {
   std::vector<CaseComparison> cases;     // cases present (and ok) in both
   std::vector<std::string> only_in_a;    // "workload on device (dtype, batch N)" or "... failed in B"
   std::vector<std::string> only_in_b;
+  std::vector<std::string> distorted_a, distorted_b;  // the runs' marks (RunContext::distorted_by)
 };
 RunComparison compare_runs(const RunResult& a, const RunResult& b, const CompareOptions& o = {});
 

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
+#include <numeric>
+#include <optional>
 #include <set>
 
+#include "analysis/speedup_spread.h"
 #include "core/durations.h"
 #include "core/rounds.h"
 #include "core/t_distribution.h"
@@ -59,15 +61,83 @@ RunToRunPrior run_to_run_prior(const CaseResult& c) {
           fmt::format("device busy {:.0f}% of the step", 100 * busy)};
 }
 
-std::string spread_kind(const std::string& device, bool graphs, double busy) {
+std::string spread_kind(const std::string& device, bool graphs, double busy, bool few_samples) {
   std::string kind = "host-bound";
   if (device != "cpu" && busy >= kLaunchBoundShare) kind = busy < 0.9 ? "partly device-bound" : "device-bound";
+  if (few_samples) kind += ", few samples";
   return graphs ? "graph replay, " + kind : kind;
 }
 
+bool has_few_samples(std::size_t samples, std::size_t rounds) { return samples < kFewSamples * std::max<std::size_t>(1, rounds); }
+
 std::string spread_kind(const CaseResult& c) {
   const double busy = c.device_busy_fraction && std::isfinite(*c.device_busy_fraction) ? *c.device_busy_fraction : -1;
-  return spread_kind(c.spec.device, c.spec.graphs, busy);
+  return spread_kind(c.spec.device, c.spec.graphs, busy, has_few_samples(c.stats.n, c.rounds.size()));
+}
+
+bool comparable_distortion(const std::string& stored, const std::vector<std::string>& marks) {
+  for (std::size_t at = 0; at < stored.size();) {
+    const auto end = std::min(stored.find(", ", at), stored.size());
+    if (std::find(marks.begin(), marks.end(), stored.substr(at, end - at)) == marks.end()) return false;
+    at = end + 2;
+  }
+  return true;
+}
+
+std::vector<std::size_t> inlier_indices(const std::vector<double>& logs, std::optional<std::size_t> keep) {
+  std::vector<std::size_t> kept(logs.size());
+  std::iota(kept.begin(), kept.end(), std::size_t{0});
+  if (logs.size() < 3) return kept;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const auto n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  const double mid = median(logs);
+  std::vector<double> deviations;
+  for (const double x : logs) deviations.push_back(std::fabs(x - mid));
+  const double limit = std::max(std::log(kOutlierFactor), kOutlierSds * 1.4826 * median(deviations));
+  std::erase_if(kept, [&](std::size_t i) { return std::fabs(logs[i] - mid) > limit && keep != i; });
+  return kept;
+}
+
+CaseVariance series_variance(const std::vector<double>& logs, const std::vector<std::int64_t>& run_ids, bool keep_last) {
+  CaseVariance out;
+  const auto kept = inlier_indices(logs, keep_last && !logs.empty() ? std::optional<std::size_t>(logs.size() - 1) : std::nullopt);
+  std::vector<double> values;
+  for (std::size_t i = 0, k = 0; i < logs.size(); ++i) {
+    if (k < kept.size() && kept[k] == i) {
+      values.push_back(logs[i]);
+      ++k;
+    } else if (i < run_ids.size()) {
+      out.outlier_runs.push_back(run_ids[i]);
+    }
+  }
+  if (values.size() < 2) return out;
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  out.moved = std::exp(*hi - *lo);
+  double mean = 0, ss = 0;
+  for (const double v : values) mean += v / static_cast<double>(values.size());
+  for (const double v : values) ss += (v - mean) * (v - mean);
+  const double dof = static_cast<double>(values.size() - 1);
+  out.estimate = {ss / dof, dof};
+  return out;
+}
+
+std::string too_wide_words(const RunToRun& r, double high_over_low, double moved, double rounds_moved) {
+  if (!(high_over_low > kTooWideFactor)) return "";
+  std::string why = r.from_history() && moved > 1 ? fmt::format("the runs it rests on moved {:.1f}x", moved)
+                    : rounds_moved > 1.5        ? fmt::format("this run's rounds moved {:.1f}x", rounds_moved)
+                                                : fmt::format("the spread it rests on is {:.0f}% ({})",
+                                                              100 * std::expm1(r.sd_log),
+                                                              r.source == "fallback" ? "a fallback constant" : r.source);
+  if (!r.outlier_runs.empty() || !r.distorted_runs.empty())
+    why += fmt::format(" after {} stored run{} left out", r.outlier_runs.size() + r.distorted_runs.size(),
+                       r.outlier_runs.size() + r.distorted_runs.size() == 1 ? "" : "s");
+  return fmt::format("its next run's range would span {:.0f}x: {}; quiet the machine (`accelbench doctor` names what "
+                     "distorts timings) and run again, or remove stored runs made while it was busy (`accelbench "
+                     "history` lists them, `accelbench history rm ID`)",
+                     high_over_low, why);
 }
 
 void PooledVariance::add(double variance, double d) {
@@ -77,37 +147,40 @@ void PooledVariance::add(double variance, double d) {
   ++members;
 }
 
-namespace {
-// Half-widths from a run's log variance and its degrees of freedom.
-void set_widths(RunToRun& r, double variance, double dof) {
+void set_run_to_run_widths(RunToRun& r, double variance, double dof) {
   r.sd_log = std::sqrt(variance);
   r.dof = dof;
   const double t = t_quantile(0.975, dof);
   r.half_width_log = t * r.sd_log * std::sqrt(2.0);
   r.level_half_width_log = t * r.sd_log;
 }
-}  // namespace
 
-RunToRun combine_spread(const PooledVariance& history, const PooledVariance& rounds, const RunToRunPrior& fallback) {
+RunToRun join_history_and_rounds(const PooledVariance& history, const PooledVariance& rounds) {
   RunToRun r;
   const double vh = history.variance(), vr = rounds.variance();
   if (history.dof > 0 && rounds.dof > 0) {
     // Does the history vary more than the rounds explain? F(history dof, rounds dof) at 95%.
     const bool beyond = vh > vr * f_quantile(0.95, history.dof, rounds.dof);
     r.source = beyond ? "history" : "history and rounds";
-    if (beyond) set_widths(r, vh, history.dof);
-    else set_widths(r, (history.weighted + rounds.weighted) / (history.dof + rounds.dof), history.dof + rounds.dof);
+    if (beyond) set_run_to_run_widths(r, vh, history.dof);
+    else set_run_to_run_widths(r, (history.weighted + rounds.weighted) / (history.dof + rounds.dof), history.dof + rounds.dof);
   } else if (history.dof > 0) {
     r.source = "history";
-    set_widths(r, vh, history.dof);
+    set_run_to_run_widths(r, vh, history.dof);
   } else if (rounds.dof > 0) {
     r.source = "rounds";
-    set_widths(r, vr, rounds.dof);
-  } else {
+    set_run_to_run_widths(r, vr, rounds.dof);
+  }
+  return r;
+}
+
+RunToRun combine_spread(const PooledVariance& history, const PooledVariance& rounds, const RunToRunPrior& fallback) {
+  RunToRun r = join_history_and_rounds(history, rounds);
+  if (r.source.empty()) {
     r.source = "fallback";
     r.prior_sd_log = fallback.sd_log;
     r.prior_basis = fmt::format("{}; {}", fallback.basis, kPriorMeasuredOn);
-    set_widths(r, fallback.sd_log * fallback.sd_log, kPriorRuns);
+    set_run_to_run_widths(r, fallback.sd_log * fallback.sd_log, kPriorRuns);
     return r;
   }
   // Fewer degrees of freedom than the fallback's weight (two rounds of one case: one): t(1) = 12.7
@@ -116,48 +189,18 @@ RunToRun combine_spread(const PooledVariance& history, const PooledVariance& rou
     const double prior_variance = fallback.sd_log * fallback.sd_log;
     r.prior_sd_log = fallback.sd_log;
     r.prior_basis = fmt::format("{}; {}", fallback.basis, kPriorMeasuredOn);
-    set_widths(r, (kPriorRuns * prior_variance + r.dof * r.sd_log * r.sd_log) / (kPriorRuns + r.dof), kPriorRuns + r.dof);
+    set_run_to_run_widths(r, (kPriorRuns * prior_variance + r.dof * r.sd_log * r.sd_log) / (kPriorRuns + r.dof),
+                          kPriorRuns + r.dof);
   }
   return r;
 }
 
 namespace {
-// "mlp[graphs]" -> "mlp", "mlp[width=8,graphs]" -> "mlp[width=8]": the label of the eager case.
-std::string eager_label(std::string label) {
-  for (const char* part : {",graphs]", "[graphs]"})
-    if (const auto at = label.find(part); at != std::string::npos) label.replace(at, std::strlen(part), part[0] == ',' ? "]" : "");
-  return label;
-}
-
 std::string key(const std::string& model, const std::string& device, const std::string& dtype, std::int64_t batch,
                 int threads) {
   return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", model, device, dtype, batch, threads);
 }
 
-// One stored case's runs: its log medians, newest first, one a run, and its kind.
-struct Series {
-  std::vector<double> medians;
-  std::int64_t last_run = -1;
-  std::string kind;
-};
-
-std::map<std::string, Series> stored_series(const RunResult& run, const std::vector<CaseHistoryPoint>& history) {
-  std::vector<const CaseHistoryPoint*> same;
-  for (const auto& p : history)
-    if (p.host == run.context.host && p.torch_version == run.context.torch_version && p.median > 0 &&
-        std::isfinite(p.median))
-      same.push_back(&p);
-  std::stable_sort(same.begin(), same.end(), [](const auto* a, const auto* b) { return a->run_id > b->run_id; });
-  std::map<std::string, Series> series;
-  for (const auto* p : same) {
-    auto& s = series[key(p->model(), p->device, p->dtype, p->batch_size, p->threads)];
-    if (p->run_id == s.last_run || s.medians.size() == kMaxEarlierRuns) continue;  // one median a run
-    if (s.medians.empty()) s.kind = spread_kind(p->device, p->graphs, p->device_busy_fraction);
-    s.last_run = p->run_id;
-    s.medians.push_back(p->median);
-  }
-  return series;
-}
 }  // namespace
 
 std::string spread_case_key(const CaseSpec& s) { return key(model_label(s), s.device, s.dtype, s.batch_size, s.threads); }
@@ -166,6 +209,27 @@ double median_variance_factor(std::size_t n) {
   // Var(median of n normal draws) * n / sigma^2 (exact for n <= 10; pi / 2 in the limit).
   static constexpr double kFactor[] = {1, 1, 1, 1.346, 1.193, 1.434, 1.288, 1.469, 1.350, 1.487, 1.386};
   return n < std::size(kFactor) ? kFactor[n] : 1.5708;
+}
+
+std::map<std::string, StoredCase> stored_cases(const RunResult& run, const std::vector<CaseHistoryPoint>& history) {
+  std::vector<const CaseHistoryPoint*> same;
+  for (const auto& p : history)
+    if (p.host == run.context.host && p.torch_version == run.context.torch_version && p.median > 0 &&
+        std::isfinite(p.median))
+      same.push_back(&p);
+  std::stable_sort(same.begin(), same.end(), [](const auto* a, const auto* b) { return a->run_id > b->run_id; });
+  std::map<std::string, StoredCase> out;
+  for (const auto* p : same) {
+    auto& s = out[key(p->model(), p->device, p->dtype, p->batch_size, p->threads)];
+    if (!comparable_distortion(p->distorted_by, run.context.distorted_by)) {
+      if (s.distorted_runs.empty() || s.distorted_runs.back() != p->run_id) s.distorted_runs.push_back(p->run_id);
+      continue;
+    }
+    if (!s.medians.empty() && s.medians.back().first == p->run_id) continue;  // one median a run
+    if (s.medians.empty()) s.kind = spread_kind(p->device, p->graphs, p->device_busy_fraction, has_few_samples(p->n, p->rounds));
+    s.medians.emplace_back(p->run_id, p->median);
+  }
+  return out;
 }
 
 CaseVariances rounds_variances(const RunResult& run) {
@@ -184,18 +248,29 @@ CaseVariances rounds_variances(const RunResult& run) {
 }
 
 CaseVariances history_variances(const RunResult& run, const std::vector<CaseHistoryPoint>& history) {
-  auto series = stored_series(run, history);
-  for (const auto& c : run.cases) {
-    if (!c.ok() || !(c.stats.median > 0) || !std::isfinite(c.stats.median)) continue;
-    auto& s = series[spread_case_key(c.spec)];
-    s.kind = spread_kind(c);
-    s.medians.push_back(c.stats.median);
-  }
+  const auto stored = stored_cases(run, history);
+  std::map<std::string, const CaseResult*> current;
+  for (const auto& c : run.cases)
+    if (c.ok() && c.stats.median > 0 && std::isfinite(c.stats.median)) current[spread_case_key(c.spec)] = &c;
+  std::set<std::string> keys;
+  for (const auto& [k, s] : stored) keys.insert(k);
+  for (const auto& [k, c] : current) keys.insert(k);
   CaseVariances out;
-  for (const auto& [k, s] : series) {
-    if (s.medians.size() < 2) continue;
-    const double sd = sd_log(s.medians);
-    out[k] = {s.kind, {sd * sd, static_cast<double>(s.medians.size() - 1)}};
+  for (const auto& k : keys) {
+    const auto s = stored.find(k);
+    const auto c = current.find(k);
+    std::vector<double> logs;
+    std::vector<std::int64_t> ids;
+    if (s != stored.end())
+      for (std::size_t i = std::min(s->second.medians.size(), kMaxEarlierRuns); i-- > 0;) {  // oldest first
+        logs.push_back(std::log(s->second.medians[i].second));
+        ids.push_back(s->second.medians[i].first);
+      }
+    if (c != current.end()) logs.push_back(std::log(c->second->stats.median));
+    auto v = series_variance(logs, ids, c != current.end());
+    v.kind = c != current.end() ? spread_kind(*c->second) : s->second.kind;
+    if (s != stored.end()) v.distorted_runs = s->second.distorted_runs;
+    if (v.estimate.dof > 0 || !v.distorted_runs.empty() || !v.outlier_runs.empty()) out[k] = std::move(v);
   }
   return out;
 }
@@ -203,7 +278,7 @@ CaseVariances history_variances(const RunResult& run, const std::vector<CaseHist
 PooledVariance moderated_variance(const CaseVariances& all, const std::string& kind, const std::string& case_key) {
   std::vector<VarianceEstimate> of_kind;
   for (const auto& [k, v] : all)
-    if (v.kind == kind) of_kind.push_back(v.estimate);
+    if (v.kind == kind && v.estimate.dof > 0) of_kind.push_back(v.estimate);
   const auto it = all.find(case_key);
   const VarianceEstimate own = it != all.end() && it->second.kind == kind ? it->second.estimate : VarianceEstimate{};
   // The case alone in its kind: its own estimate, not counted twice as its own prior.
@@ -216,26 +291,11 @@ PooledVariance moderated_variance(const CaseVariances& all, const std::string& k
 }
 
 namespace {
-// The speed-up's range from its two cases' spreads: their variances add; Welch-Satterthwaite
-// degrees of freedom, or the shared estimate's own where both come from the same pool.
-void apply_to_speedup(Speedup& s, const RunToRun& a, const RunToRun& b) {
-  if (!(s.ratio > 0) || !std::isfinite(s.ratio)) return;
-  const double va = a.sd_log * a.sd_log, vb = b.sd_log * b.sd_log, v = va + vb;
-  if (!(v > 0)) return;
-  const bool shared = a.kind == b.kind && a.source == b.source && a.dof == b.dof && va == vb;
-  const double dof = shared ? a.dof : v * v / ((va > 0 ? va * va / a.dof : 0) + (vb > 0 ? vb * vb / b.dof : 0));
-  const double t = t_quantile(0.975, dof);
-  s.level_low = s.ratio * std::exp(-t * std::sqrt(v));
-  s.level_high = s.ratio * std::exp(t * std::sqrt(v));
-  s.ci_low = s.ratio * std::exp(-t * std::sqrt(2 * v));
-  s.ci_high = s.ratio * std::exp(t * std::sqrt(2 * v));
-  s.widened_by_history = true;
-}
-
 std::size_t count_earlier(const CaseResult& c, const std::vector<CaseHistoryPoint>& history, const RunContext& ctx) {
   std::set<std::int64_t> runs;
   for (const auto& p : history)
-    if (p.host == ctx.host && p.torch_version == ctx.torch_version && p.is_case(c.spec) && p.threads == c.spec.threads)
+    if (p.host == ctx.host && p.torch_version == ctx.torch_version && p.is_case(c.spec) && p.threads == c.spec.threads &&
+        comparable_distortion(p.distorted_by, ctx.distorted_by))
       runs.insert(p.run_id);
   return std::min(runs.size(), kMaxEarlierRuns);
 }
@@ -259,38 +319,36 @@ std::string method_words(const RunToRun& r) {
 std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>& history) {
   const auto from_history = history_variances(run, history);
   const auto from_rounds = rounds_variances(run);
-  std::map<std::string, RunToRun> by_case;
   std::size_t given = 0;
   for (auto& c : run.cases) {
     if (!c.ok() || !(c.stats.median > 0) || !std::isfinite(c.stats.median) || c.stats.n < 1) continue;
     const auto kind = spread_kind(c);
-    const auto h = moderated_variance(from_history, kind, spread_case_key(c.spec));
-    RunToRun r = combine_spread(h, moderated_variance(from_rounds, kind, spread_case_key(c.spec)), run_to_run_prior(c));
+    const auto key = spread_case_key(c.spec);
+    const auto h = moderated_variance(from_history, kind, key);
+    RunToRun r = combine_spread(h, moderated_variance(from_rounds, kind, key), run_to_run_prior(c));
     r.kind = kind;
     r.history_cases = h.members;
     r.earlier_runs = count_earlier(c, history, run.context);
     r.widened = true;
+    double moved = 1;
+    if (const auto own = from_history.find(key); own != from_history.end()) {
+      r.distorted_runs = own->second.distorted_runs;
+      r.outlier_runs = own->second.outlier_runs;
+      moved = own->second.moved;
+    }
+    double rounds_lo = c.stats.median, rounds_hi = c.stats.median;
+    for (const auto& round : c.rounds)
+      if (round.median_s > 0) rounds_lo = std::min(rounds_lo, round.median_s), rounds_hi = std::max(rounds_hi, round.median_s);
+    r.too_wide = too_wide_words(r, std::exp(2 * r.half_width_log), moved, rounds_hi / rounds_lo);
     c.stats.ci_low = c.stats.median * std::exp(-r.half_width_log);
     c.stats.ci_high = c.stats.median * std::exp(r.half_width_log);
     c.interval_method += fmt::format("; shown: the next run's range, t({:.0f}) * sd * sqrt(2) with the run-to-run sd "
                                      "{:.1f}% from {}",
                                      r.dof, 100 * r.sd_log, method_words(r));
-    by_case[spread_case_key(c.spec)] = r;
     c.run_to_run = std::move(r);
     ++given;
   }
-  auto find = [&](const std::string& model, const std::string& device, const Speedup& s) -> const RunToRun* {
-    for (const auto& c : run.cases)
-      if (model_label(c.spec) == model && c.spec.device == device && c.spec.dtype == s.dtype && c.spec.batch_size == s.batch_size)
-        if (const auto it = by_case.find(spread_case_key(c.spec)); it != by_case.end()) return &it->second;
-    return nullptr;
-  };
-  for (auto* list : {&run.speedups, &run.graph_speedups})
-    for (auto& s : *list) {
-      const auto* a = find(list == &run.speedups ? s.label() : eager_label(s.label()), s.baseline_device, s);
-      const auto* b = find(s.label(), s.device, s);
-      if (a && b) apply_to_speedup(s, *a, *b);
-    }
+  apply_speedup_spreads(run, history);
   return given;
 }
 
@@ -310,7 +368,8 @@ std::string run_to_run_note(const RunResult& run) {
                         note.empty() ? "" : "; ", kind, list, 100 * k.first->sd_log, method_words(*k.first), k.first->dof);
   }
   if (note.empty()) return note;
-  return "95% intervals are where the next run's median should fall (each stored run teaches this host's spread): " + note;
+  return "95% intervals are where the next run's median should fall (each stored run teaches this host's spread): " + note +
+         speedup_spread_note(run);
 }
 
 }  // namespace accelbench

@@ -5,7 +5,8 @@
 // device-bound, graph replay), so that one earlier run of anything informs a new case:
 //
 // - The history: for each case stored on this host (same torch, same threads), the log medians of
-//   its newest kMaxEarlierRuns runs and this one give a variance with n - 1 degrees of freedom.
+//   its newest kMaxEarlierRuns runs that count (comparable_distortion, not an outlier: below) and
+//   this one give a variance with n - 1 degrees of freedom.
 // - This run's rounds (fresh processes, interleaved over the run): for each case with R >= 2
 //   rounds, sd(log round medians)^2 / R (times the median's variance factor), with R - 1 degrees
 //   of freedom. They see what varies from process to process, not the host's slower phases.
@@ -24,10 +25,12 @@
 //
 // With V the variance of a run's log median and nu its degrees of freedom, the next run's median
 // falls within median * exp(+-t_{0.975, nu} sqrt(2 V)) (the difference of two runs has twice a run's
-// variance); this run's own precision is median * exp(+-t sqrt(V)). A speed-up adds its two cases'
-// variances (Welch-Satterthwaite degrees of freedom). No torch here.
+// variance); this run's own precision is median * exp(+-t sqrt(V)). A speed-up's range comes from its
+// own spread (analysis/speedup_spread.h). No torch here.
 #include <cstddef>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,9 +95,31 @@ RunToRunPrior run_to_run_prior(const CaseResult& c);
 
 // The kind of case whose spreads are pooled: "host-bound" (the CPU, or a device busy under
 // kLaunchBoundShare of the step or not measured), "partly device-bound" (busy under 90%),
-// "device-bound"; "graph replay, " before it for a --graphs case. `busy` < 0: not measured.
-std::string spread_kind(const std::string& device, bool graphs, double busy);
+// "device-bound"; "graph replay, " before it for a --graphs case; ", few samples" after it for a
+// case whose rounds took fewer than kFewSamples samples each: its median is one or two steps, which
+// vary from step to step as the other cases' medians of many steps do not, so their spread is no
+// prior for it. `busy` < 0: not measured.
+inline constexpr std::size_t kFewSamples = 3;
+std::string spread_kind(const std::string& device, bool graphs, double busy, bool few_samples = false);
 std::string spread_kind(const CaseResult& c);
+bool has_few_samples(std::size_t samples, std::size_t rounds);
+
+// What a stored run must be to count in this run's history. Its distortion: every machine check
+// that found it distorted (`stored`, ", "-separated) found this run distorted too, so a run measured
+// under load is left out of the ranges of runs measured without it (and a machine that always shows
+// one distortion keeps its history). Not an outlier: with 3 runs or more in a series, a stored run
+// whose log median lies beyond log(kOutlierFactor) and beyond kOutlierSds robust sds (1.4826 x the
+// median absolute deviation) of the series' median is left out; this run's own never is. The median
+// and the median absolute deviation are what one wild run cannot move.
+inline constexpr double kOutlierFactor = 3;
+inline constexpr double kOutlierSds = 5;
+bool comparable_distortion(const std::string& stored, const std::vector<std::string>& marks);
+// The indices of `logs` kept (in order); `keep`: an index never left out (this run's), or none.
+std::vector<std::size_t> inlier_indices(const std::vector<double>& logs, std::optional<std::size_t> keep);
+
+// Why a range wider than kTooWideFactor is not shown, and what to do instead ("" where it is not).
+// `moved`: max / min of the runs it rests on (1: none); `rounds_moved`: of this run's rounds.
+std::string too_wide_words(const RunToRun& r, double high_over_low, double moved, double rounds_moved = 1);
 
 // Variances with their degrees of freedom, pooled: sum(dof * variance) / sum(dof).
 struct PooledVariance {
@@ -108,6 +133,11 @@ struct PooledVariance {
 // (see the file's comment), or the fallback when both are empty. Fills sd_log, dof, both
 // half-widths, source and (fallback) prior_sd_log and prior_basis.
 RunToRun combine_spread(const PooledVariance& history, const PooledVariance& rounds, const RunToRunPrior& fallback);
+// Its first part: the F test between the two (source "history", "history and rounds", "rounds"),
+// or source "" where both are empty.
+RunToRun join_history_and_rounds(const PooledVariance& history, const PooledVariance& rounds);
+// sd_log, dof and both half-widths from a run's log variance and its degrees of freedom.
+void set_run_to_run_widths(RunToRun& r, double variance, double dof);
 
 // The variance of the median of n normal draws over sigma^2 / n (1 for n <= 2, 1.35 for 3, pi/2 in
 // the limit): a run's median is the median of its rounds' levels, not their mean.
@@ -117,6 +147,8 @@ double median_variance_factor(std::size_t n);
 struct CaseVariance {
   std::string kind;
   VarianceEstimate estimate;
+  std::vector<std::int64_t> distorted_runs, outlier_runs;  // stored runs left out (run_to_run.h's rules)
+  double moved = 1;  // max / min of the medians (or ratios) it rests on
 };
 // By case: spread_case_key(spec).
 using CaseVariances = std::map<std::string, CaseVariance>;
@@ -126,9 +158,23 @@ std::string spread_case_key(const CaseSpec& spec);
 // median_variance_factor(R), with R - 1 degrees of freedom.
 CaseVariances rounds_variances(const RunResult& run);
 
-// The stored runs of every case on this run's host and torch (the newest kMaxEarlierRuns of each,
-// this run's medians added to its cases): the variance of their log medians, n - 1 dof.
+// The stored runs of every case on this run's host and torch (the newest kMaxEarlierRuns of each
+// that count: comparable_distortion, not an outlier; this run's medians added to its cases): the
+// variance of their log medians, n - 1 dof.
 CaseVariances history_variances(const RunResult& run, const std::vector<CaseHistoryPoint>& history);
+
+// One stored case's runs that count for `run` (same host and torch, comparable_distortion): their
+// medians by run id, newest first, one a run; the runs left out for their distortion; its kind.
+struct StoredCase {
+  std::vector<std::pair<std::int64_t, double>> medians;
+  std::vector<std::int64_t> distorted_runs;
+  std::string kind;
+};
+std::map<std::string, StoredCase> stored_cases(const RunResult& run, const std::vector<CaseHistoryPoint>& history);
+
+// The variance of `logs` (this run's the last) without the outliers (inlier_indices), n - 1 dof;
+// the left-out ones' run ids (`run_ids[i]` of logs[i], this run's unused) in `outliers`.
+CaseVariance series_variance(const std::vector<double>& logs, const std::vector<std::int64_t>& run_ids, bool keep_last);
 
 // The case's estimate moderated by the prior fitted to every estimate of its kind, its own among
 // them (fit_variance_prior), or that prior alone for a case without one; the case's own
@@ -136,8 +182,9 @@ CaseVariances history_variances(const RunResult& run, const std::vector<CaseHist
 PooledVariance moderated_variance(const CaseVariances& all, const std::string& kind, const std::string& case_key);
 
 // Each ok case's interval becomes the next run's range (RunToRun in c.run_to_run; the case's
-// noisy flag and relative_ci_half_width stay the rounds' own), and each speed-up's too (its level
-// interval kept in level_low/high). Returns the number of cases given a range.
+// noisy flag and relative_ci_half_width stay the rounds' own), and each speed-up's too, from its own
+// spread (analysis/speedup_spread.h; its level interval kept in level_low/high). Returns the number
+// of cases given a range.
 std::size_t apply_run_to_run(RunResult& run, const std::vector<CaseHistoryPoint>& history);
 
 // One line for people: where the intervals' spread came from, kind by kind.

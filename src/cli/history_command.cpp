@@ -41,13 +41,13 @@ nlohmann::json history_json(const std::string& db, const std::vector<StoredRunIn
     j["runs"].push_back({{"id", r.id}, {"uid", r.uid}, {"stored_utc", r.stored_utc}, {"timestamp_utc", r.timestamp_utc},
                          {"command", r.command}, {"torch_version", r.torch_version},
                          {"accelbench_version", r.accelbench_version}, {"git_commit", r.git_commit}, {"host", r.host},
-                         {"cases", r.case_count}, {"wall_s", r.wall_s}});
+                         {"cases", r.case_count}, {"wall_s", r.wall_s}, {"distorted_by", r.distorted_by}});
   for (const auto& p : points)
     j["cases"].push_back({{"run_id", p.run_id}, {"run_uid", p.run_uid}, {"timestamp_utc", p.timestamp_utc},
                           {"torch_version", p.torch_version}, {"host", p.host}, {"workload", p.workload},
                           {"device", p.device}, {"dtype", p.dtype}, {"batch_size", p.batch_size}, {"threads", p.threads},
                           {"n", p.n}, {"median_s", p.median}, {"ci_low_s", p.ci_low}, {"ci_high_s", p.ci_high},
-                          {"ci_level", 0.95}});
+                          {"ci_level", 0.95}, {"distorted_by", p.distorted_by}});
   return j;
 }
 
@@ -81,7 +81,8 @@ int execute_history(const HistoryOptions& o) {
   for (const auto& r : runs)
     t.push_back({std::to_string(r.id), r.uid, when(r.timestamp_utc.empty() ? r.stored_utc : r.timestamp_utc), r.command,
                  r.torch_version, r.host, std::to_string(r.case_count), format_duration(r.wall_s)});
-  out += render_table(t, 6) + "\n";
+  add_distortion_column(t, runs);
+  out += render_table(t, 6) + distorted_runs_note(runs) + "\n";
   out += render_case_history(store.case_history(filter), ChangeOptions{.min_effect = o.min_effect, .threshold = o.threshold});
   print_out(out + reference);
   return 0;

@@ -44,11 +44,6 @@ void check_python_flag_use(const CLI::App& cmd, bool python, const std::string& 
     throw UsageError(fmt::format("unknown --py-optimizer '{}'; available: adam, adamw, sgd, each with :fused or :foreach", optimizer));
 }
 
-bool has_python_twin(const std::string& workload) {
-  const auto* facts = find_workload_facts(workload);
-  return facts && facts->python_twin;
-}
-
 // The Python twin of a built-in case, or UsageError where there is none.
 CaseSpec python_twin(const CaseSpec& c, const std::string& compile) {
   const auto* facts = find_workload_facts(c.workload);

@@ -45,8 +45,6 @@ std::vector<std::string> default_impls(const PythonFlags& flags, const CLI::App&
                                        std::string& loops, PythonSetup& found);
 // "the Python loop", "the C++ loop", "the C++ and Python loops".
 const char* loops_text(const std::vector<std::string>& impls);
-// Whether the built-in workload has a Python twin (python/accelbench_worker/workloads/).
-bool has_python_twin(const std::string& workload);
 
 // A sweep's implementation: --impl cpp or python (one a sweep), --python, --py-optimizer, --compile.
 // In sweep_command.cpp.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "cli/python_cases.h"
+#include "cli/workload_lists.h"
 #include "core/errors.h"
 #include "core/lists.h"
 
@@ -18,7 +19,7 @@ std::string needs_the_cpp_loop(const CLI::App& cmd, const SuiteRequest& req) {
   for (const char* flag : {"--phases", "--full-epoch", "--workers", "--graphs", "--checkpoint"})
     if (cmd.count(flag)) return fmt::format("{} is the C++ engine's", flag);
   for (const auto& c : req.plan.cases)
-    if (!has_python_twin(c.workload)) return fmt::format("{} has no Python twin", c.workload);
+    if (const auto* facts = find_workload_facts(c.workload); !facts || !facts->python_twin) return fmt::format("{} has no Python twin", c.workload);
   return "";
 }
 

@@ -46,6 +46,7 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   const int threads = o.threads == 0 ? engine::host_threads() : o.threads;
   const auto findings = check_machine(read_machine_snapshot(0.5, threads));
   if (const auto machine = machine_summary(findings); !machine.empty()) run.context.warnings.push_back(machine);
+  run.context.distorted_by = distorting_checks(findings);  // the run's mark in the history
   printer.context(run.context);
   for (const auto& line : run_plan_lines(o, request)) printer.plan(line);
   if (const auto headline = machine_headline(findings); !headline.empty() && verbosity == Verbosity::kNormal)

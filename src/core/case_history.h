@@ -25,6 +25,10 @@ struct CaseHistoryPoint {
   bool checkpoint = false, graphs = false;
   double device_busy_fraction = -1;  // the device's busy share of the step (-1: not measured)
   std::string impl, compile;  // the loop that trained it ("" the C++ engine, "python") and its compile mode
+  std::size_t rounds = 0;     // its rounds (0: not stored)
+  // The machine checks that found its run's timings distorted, ", "-separated ("load, busy
+  // processes"; RunContext::distorted_by); empty: none.
+  std::string distorted_by;
   // model_label() of its case: "mlp", "mlp[graphs]", "mlp[python]".
   std::string model() const { return model_label(CaseSpec{workload, "", "", 0, 0, width, checkpoint, graphs, impl, compile}); }
   // Whether this point is a measurement of `spec`'s case (model, how it is launched, device, dtype, batch).

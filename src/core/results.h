@@ -111,14 +111,26 @@ struct RunToRun {
   std::string kind;              // the kind of case it was pooled with: "host-bound", "device-bound", ...
   // "history" (earlier runs of cases of its kind varied more than the rounds), "history and rounds"
   // (they agree: both pooled), "rounds" (no history yet: this run's rounds of cases of its kind),
-  // "fallback" (neither: a named constant, prior_sd_log, measured where prior_basis says).
+  // "fallback" (neither: a named constant, prior_sd_log, measured where prior_basis says). A
+  // speed-up's: "ratio history", "paired rounds", "ratio history and paired rounds", "cases" (its
+  // two cases' spreads added; analysis/speedup_spread.h).
   std::string source;
   std::size_t history_cases = 0;  // the cases whose stored runs took part
   double prior_sd_log = 0;       // the fallback constant's sd (0: none used)
   std::string prior_basis;       // where the fallback constant was measured
+  // Stored runs of this case (of this speed-up) left out of its history: measured under a distortion
+  // this run was not measured under (their run ids), or outliers (a median beyond kOutlierFactor of
+  // the others' and beyond kOutlierSds robust sds of them).
+  std::vector<std::int64_t> distorted_runs, outlier_runs;
+  // Not empty where the next run's range would span more than kTooWideFactor: why, and what to do
+  // instead; the reports say this in place of the range.
+  std::string too_wide;
   bool uses_prior() const { return prior_sd_log > 0; }
-  bool from_history() const { return source.rfind("history", 0) == 0; }
+  bool from_history() const { return source.rfind("history", 0) == 0 || source.rfind("ratio history", 0) == 0; }
 };
+
+// A next-run range wider than this (high / low) is not printed: the tool says why instead.
+inline constexpr double kTooWideFactor = 10;
 
 struct CaseResult {
   CaseSpec spec;
@@ -269,6 +281,9 @@ struct Speedup {
   // are the next run's range where widened_by_history (what the table shows), else the same.
   double level_low = 0, level_high = 0;
   std::string baseline_dtype;   // the baseline's precision where it is not `dtype` (speedups_over_fastest_cpu)
+  // The spread its next run's range rests on (analysis/run_to_run, `run`): of its own log ratio
+  // (source "ratio history", "paired rounds", both) or its two cases' added ("cases").
+  std::optional<RunToRun> run_to_run;
   // The model's label: `model`, or the workload's name where a record has none.
   const std::string& label() const { return model.empty() ? workload : model; }
 };
@@ -293,7 +308,13 @@ struct RunContext {
   std::vector<DeviceDescription> devices;
   nlohmann::json settings = nlohmann::json::object();   // every option of the command
   std::vector<std::string> warnings;                    // environment that distorts timings, etc.
+  // The machine checks that found the timings distorted as the run began ("load", "busy processes";
+  // system/machine_checks.h): a run so marked is shown marked and left out of later runs' next-run
+  // ranges. Read from a document without it (an older accelbench's): kUnnamedDistortion where a
+  // warning says "timings may be DISTORTED", else empty.
+  std::vector<std::string> distorted_by;
 };
+inline constexpr const char* kUnnamedDistortion = "a machine check";
 
 struct RunResult {
   std::string schema = kRunSchema;

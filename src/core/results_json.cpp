@@ -38,6 +38,9 @@ std::optional<RunToRun> run_to_run_from_json(const json& j) {
   get_if(*r, "kind", rr.kind);
   get_if(*r, "source", rr.source);
   get_if(*r, "history_cases", rr.history_cases);
+  get_if(*r, "distorted_runs", rr.distorted_runs);
+  get_if(*r, "outlier_runs", rr.outlier_runs);
+  get_if(*r, "too_wide", rr.too_wide);
   if (!std::isfinite(rr.dof) || rr.dof < 0 || !std::isfinite(rr.level_half_width_log) || rr.level_half_width_log < 0)
     throw std::runtime_error("field 'run_to_run': dof and level_half_width_log must be finite and not negative");
   if (!std::isfinite(rr.sd_log) || rr.sd_log < 0 || !std::isfinite(rr.half_width_log) || rr.half_width_log < 0 ||
@@ -52,7 +55,8 @@ json run_to_run_json(const RunToRun& r) {
               {"half_width_log", r.half_width_log}, {"level_half_width_log", r.level_half_width_log},
               {"interval", "next run's range: t * sd_log * sqrt(2); this run's precision: t * sd_log"},
               {"widened", r.widened}, {"kind", r.kind}, {"source", r.source}, {"history_cases", r.history_cases},
-              {"prior_sd_log", r.prior_sd_log}, {"prior_basis", r.prior_basis}};
+              {"prior_sd_log", r.prior_sd_log}, {"prior_basis", r.prior_basis},
+              {"distorted_runs", r.distorted_runs}, {"outlier_runs", r.outlier_runs}, {"too_wide", r.too_wide}};
 }
 }  // namespace
 
@@ -365,6 +369,7 @@ void to_json(json& j, const Speedup& v) {
            {"interval", v.widened_by_history ? "next run's range" : "this run's rounds"},
            {"level_ci_low", v.level_low}, {"level_ci_high", v.level_high}};
   if (!v.baseline_dtype.empty()) j["baseline_dtype"] = v.baseline_dtype;
+  if (v.run_to_run) j["run_to_run"] = run_to_run_json(*v.run_to_run);
   j["parity"] = v.parity ? json(*v.parity) : json(nullptr);
 }
 void from_json(const json& j, Speedup& v) {
@@ -376,6 +381,7 @@ void from_json(const json& j, Speedup& v) {
   get_if(j, "widened_by_history", v.widened_by_history);
   get_if(j, "level_ci_low", v.level_low); get_if(j, "level_ci_high", v.level_high);
   get_if(j, "baseline_dtype", v.baseline_dtype);
+  v.run_to_run = run_to_run_from_json(j);
   get_optional(j, "parity", v.parity);
 }
 
@@ -395,7 +401,7 @@ void to_json(json& j, const RunContext& v) {
            {"cpu_capability", v.cpu_capability},         {"parallel_backend", v.parallel_backend},
            {"compiler", v.compiler},                     {"backends", v.backends},
            {"devices", devices},                         {"settings", v.settings},
-           {"warnings", v.warnings}};
+           {"warnings", v.warnings},                     {"distorted_by", v.distorted_by}};
 }
 void from_json(const json& j, RunContext& v) {
   get_if(j, "accelbench_version", v.accelbench_version); get_if(j, "git_commit", v.git_commit);
@@ -408,6 +414,12 @@ void from_json(const json& j, RunContext& v) {
   if (j.contains("backends")) v.backends = j.at("backends");
   if (j.contains("settings")) v.settings = j.at("settings");
   get_if(j, "warnings", v.warnings);
+  v.distorted_by.clear();
+  get_if(j, "distorted_by", v.distorted_by);
+  if (v.distorted_by.empty() && std::any_of(v.warnings.begin(), v.warnings.end(), [](const std::string& w) {
+        return w.rfind("timings may be DISTORTED", 0) == 0;
+      }))
+    v.distorted_by = {kUnnamedDistortion};  // a run stored before the mark: its warning says it
   v.devices.clear();
   if (auto d = j.find("devices"); d != j.end() && d->is_array()) {
     for (const auto& dj : *d) {

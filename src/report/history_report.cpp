@@ -31,7 +31,8 @@ std::string history_interval_name(const std::vector<const CaseHistoryPoint*>& po
 }
 
 std::string history_interval_text(const CaseHistoryPoint& point, const std::vector<const CaseHistoryPoint*>& points) {
-  const auto text = format_relative_interval(point.median, point.ci_low, point.ci_high);
+  const bool too_wide = point.next_run_range && point.ci_low > 0 && point.ci_high / point.ci_low > kTooWideFactor;
+  const auto text = too_wide ? std::string("too wide") : format_relative_interval(point.median, point.ci_low, point.ci_high);
   return point.next_run_range && mixed_intervals(points) ? text + " (next run)" : text;
 }
 
@@ -62,6 +63,7 @@ std::string render_case_history(const std::vector<CaseHistoryPoint>& points, con
       std::string mark;
       for (const auto& c : changes)
         if (c.index == i) mark = fmt::format("<- step {:+.1f}% ({:.1f} sigma)", 100 * (c.ratio - 1), c.score);
+      if (!p.distorted_by.empty()) mark += (mark.empty() ? "" : "; ") + std::string("DISTORTED");
       rows.push_back({std::to_string(p.run_id), when(p.timestamp_utc), p.torch_version, format_seconds_short(p.median),
                       history_interval_text(p, refs),
                       std::to_string(p.n), mark});
@@ -108,10 +110,34 @@ std::string render_case_history(const std::vector<CaseHistoryPoint>& points, con
   return out;
 }
 
+void add_distortion_column(std::vector<std::vector<std::string>>& table, const std::vector<StoredRunInfo>& runs) {
+  if (std::none_of(runs.begin(), runs.end(), [](const StoredRunInfo& r) { return !r.distorted_by.empty(); })) return;
+  table.front().push_back("timings");
+  for (std::size_t i = 0; i < runs.size() && i + 1 < table.size(); ++i)
+    table[i + 1].push_back(runs[i].distorted_by.empty() ? "" : "DISTORTED: " + runs[i].distorted_by);
+}
+
+std::string distorted_runs_note(const std::vector<StoredRunInfo>& runs) {
+  const auto marked = std::count_if(runs.begin(), runs.end(), [](const StoredRunInfo& r) { return !r.distorted_by.empty(); });
+  if (marked == 0) return "";
+  return fmt::format("DISTORTED: {} run{} measured while the machine checks found timings distorted (`accelbench report "
+                     "ID` says how): left out of the next-run ranges of later runs measured without that distortion, "
+                     "marked in `compare`; `accelbench history rm ID` removes a run\n",
+                     marked, marked == 1 ? "" : "s");
+}
+
 std::string render_comparison(const RunComparison& cmp, const CompareOptions& co) {
   const double level = 1 - co.alpha;
   std::string out = fmt::format("B/A: B's median step time / A's (> 1: B is slower), with its {:g}% interval (1 - --alpha; run and "
                                 "history print 95%)\n\n", 100 * level);
+  for (const auto* side : {"A", "B"}) {
+    const auto& marks = side[0] == 'A' ? cmp.distorted_a : cmp.distorted_b;
+    if (!marks.empty())
+      out += fmt::format("{} was measured while timings may have been DISTORTED (by: {}): a difference may be the "
+                         "machine's\n",
+                         side, fmt::join(marks, ", "));
+  }
+  if (!cmp.distorted_a.empty() || !cmp.distorted_b.empty()) out += "\n";
   std::vector<std::vector<std::string>> t{{"model", "device", "batch", "A median", "B median", "B/A", "p", "verdict", "why"}};
   const bool between = std::any_of(cmp.cases.begin(), cmp.cases.end(), [](const CaseComparison& c) { return c.result.between_runs; });
   std::map<Verdict, int> counts;
@@ -119,7 +145,8 @@ std::string render_comparison(const RunComparison& cmp, const CompareOptions& co
     const auto& r = c.result;
     ++counts[r.verdict];
     t.push_back({c.model, c.device, std::to_string(c.batch_size), r.n_a ? format_seconds_short(r.median_a) : "-",
-                 r.n_b ? format_seconds_short(r.median_b) : "-", r.ratio > 0 ? format_ratio_ci(r.ratio, r.ci_low, r.ci_high, 3) : "-",
+                 r.n_b ? format_seconds_short(r.median_b) : "-",
+                 !(r.ratio > 0) ? "-" : r.too_wide ? fmt::format("{:.3f}x [too wide]", r.ratio) : format_ratio_ci(r.ratio, r.ci_low, r.ci_high, 3),
                  fmt::format("{:.2g}", r.p), verdict_name(r.verdict), r.reason});
   }
   out += cmp.cases.empty() ? std::string("No case in common.\n") : render_table(t, 3);

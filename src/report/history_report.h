@@ -7,6 +7,7 @@
 
 #include "analysis/compare.h"
 #include "core/case_history.h"
+#include "store/history_store.h"
 
 namespace accelbench {
 
@@ -15,6 +16,12 @@ namespace accelbench {
 inline constexpr std::size_t kMinRunsForChange = 4;
 
 std::string render_case_history(const std::vector<CaseHistoryPoint>& points, const ChangeOptions& options);
+
+// The runs table of `history`: a "timings" column ("DISTORTED: load") added to `table` (a header
+// row, then one row per run of `runs`) where any run is marked (StoredRunInfo::distorted_by); and
+// the line under the table saying what that means and what to do ("" where none is).
+void add_distortion_column(std::vector<std::vector<std::string>>& table, const std::vector<StoredRunInfo>& runs);
+std::string distorted_runs_note(const std::vector<StoredRunInfo>& runs);
 
 // The interval column of a case's stored runs: named "this run 95%" or "next run 95%" when every run
 // stored the same kind, else "95% interval" with each next run's range marked "(next run)"; each

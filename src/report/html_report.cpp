@@ -226,8 +226,7 @@ std::string html_summary_section(const RunResult& run, const std::vector<std::st
     for (const auto& d : devices) {
       if (d == "cpu") continue;
       const auto* s = find_row_speedup(run.speedups, r.model, r.dtype, d, r.batch);
-      row.push_back(!s ? "-" : published ? fmt::format("{:.2f}x", s->ratio)
-                                         : format_ratio_ci(s->ratio, s->ci_low, s->ci_high));
+      row.push_back(!s ? "-" : published ? fmt::format("{:.2f}x", s->ratio) : speedup_ratio_text(*s));
     }
     t.push_back(row);
   }
@@ -276,7 +275,7 @@ void add_speedup_chart(HtmlCharts& out, const RunResult& run, const std::vector<
       spec.items.push_back(BarItem{m, series, s.ratio, s.ci_low, s.ci_high, published, {}});
       t.push_back({m, several_dtypes ? fmt::format("{} {}", s.device, s.dtype) : s.device,
                    s.batch_size ? std::to_string(s.batch_size) : "-",
-                   published ? fmt::format("{:.2f}x", s.ratio) : format_ratio_ci(s.ratio, s.ci_low, s.ci_high)});
+                   published ? fmt::format("{:.2f}x", s.ratio) : speedup_ratio_text(s)});
     }
   }
   use_log_scale_for_far_ratios(spec);

@@ -44,7 +44,7 @@ std::string md_table(const std::vector<std::vector<std::string>>& rows, std::siz
 
 std::string speedup_text(const Speedup& s, bool published) {
   if (published) return fmt::format("{:.2f}x", s.ratio);
-  return format_ratio_ci(s.ratio, s.ci_low, s.ci_high);
+  return speedup_ratio_text(s);
 }
 
 // Each accelerator case's speed-up over the CPU's fastest measured precision, where that is another

@@ -110,7 +110,13 @@ std::string speedup_interval_name(const std::vector<Speedup>& speedups) {
   return interval_name(next);
 }
 
+std::string speedup_ratio_text(const Speedup& s) {
+  if (s.run_to_run && !s.run_to_run->too_wide.empty()) return fmt::format("{:.2f}x [{}]", s.ratio, kTooWideCell);
+  return format_ratio_ci(s.ratio, s.ci_low, s.ci_high);
+}
+
 std::string case_interval_text(const CaseResult& c) {
+  if (c.run_to_run && !c.run_to_run->too_wide.empty()) return kTooWideCell;
   if (!has_interval(c)) return "-";
   return format_relative_interval(c.stats.median, c.stats.ci_low, c.stats.ci_high);
 }
@@ -124,6 +130,9 @@ std::string speedup_words(const Speedup& s) {
   const auto name = s.dtype == "float32" ? s.label() : s.label() + " " + s.dtype;
   const auto which = interval_name(s.widened_by_history);
   if (!(s.ratio > 0) || !(s.ci_low > 0)) return fmt::format("{}: no interval", name);
+  if (s.run_to_run && !s.run_to_run->too_wide.empty())
+    return fmt::format("{}: this run cannot tell whether {} or the {} is faster ({:.2f}x measured): {}", name, s.device,
+                       s.baseline_device, s.ratio, s.run_to_run->too_wide);
   if (s.ci_low > 1)
     return fmt::format("{}: {} is faster than the {} by {} ({})", name, s.device, s.baseline_device,
                        format_ratio_ci(s.ratio, s.ci_low, s.ci_high), which);

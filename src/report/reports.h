@@ -107,6 +107,11 @@ std::string speedup_interval_name(const std::vector<Speedup>& speedups);
 // 95%" where the run-to-run spread widened a case's interval, else "this run 95%".
 std::string case_interval_text(const CaseResult& c);
 std::string case_interval_name(const RunResult& run);
+// A speed-up as the tables write it: "5.98x [4.73, 7.55]" (format_ratio_ci), or "5.98x [too wide]"
+// where its next-run range spans more than kTooWideFactor (RunToRun::too_wide says why); a case's
+// range the same: "too wide".
+std::string speedup_ratio_text(const Speedup& s);
+inline constexpr const char* kTooWideCell = "too wide";
 // One sentence a user can act on: which device is faster and by how much where the interval
 // excludes 1; where it does not, that this run cannot tell, and what would.
 std::string speedup_words(const Speedup& s);

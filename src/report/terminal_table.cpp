@@ -316,7 +316,7 @@ static std::string render_summary_section(const RunResult& run, const std::vecto
     for (const auto& d : devices) {
       if (d == "cpu" || !cpu) continue;
       const auto* s = find_row_speedup(run.speedups, m.model, m.dtype, d, m.batch);
-      row.push_back(s ? format_ratio_ci(s->ratio, s->ci_low, s->ci_high) : "-");
+      row.push_back(s ? speedup_ratio_text(*s) : "-");
     }
     if (over_fastest)
       for (const auto& d : devices) {
@@ -468,6 +468,9 @@ namespace {
 std::string summary_of_speedup(const std::string& name, const Speedup& s) {
   const auto which = interval_name(s.widened_by_history);
   if (!(s.ratio > 0) || !(s.ci_low > 0)) return fmt::format("{}: {} over {}: no interval", name, s.device, s.baseline_device);
+  if (s.run_to_run && !s.run_to_run->too_wide.empty())
+    return fmt::format("{}: this run cannot tell {} from {} ({:.2f}x measured): {}", name, s.device, s.baseline_device,
+                       s.ratio, s.run_to_run->too_wide);
   if (s.ci_low > 1)
     return fmt::format("{}: {} ran {} as fast as {} ({})", name, s.device, format_ratio_ci(s.ratio, s.ci_low, s.ci_high),
                        s.baseline_device, which);
@@ -482,7 +485,10 @@ std::string summary_of_speedup(const std::string& name, const Speedup& s) {
 std::string summary_of_case(const std::string& name, const CaseResult& c, const std::string& without_speedup) {
   if (!c.ok()) return fmt::format("{}: FAILED on {} (the table says why)", name, c.spec.device);
   const auto which = interval_name(c.run_to_run && c.run_to_run->widened);
-  const auto interval = has_interval(c) ? fmt::format(" ({}, {})", case_interval_text(c), which) : std::string(" (no interval)");
+  const auto interval = c.run_to_run && !c.run_to_run->too_wide.empty()
+                            ? fmt::format(" ({} not shown: {})", which, c.run_to_run->too_wide)
+                        : has_interval(c) ? fmt::format(" ({}, {})", case_interval_text(c), which)
+                                          : std::string(" (no interval)");
   return fmt::format("{}: {} a step on {}{}; {}", name, format_seconds_short(c.stats.median), c.spec.device, interval,
                      without_speedup);
 }

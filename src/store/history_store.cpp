@@ -231,6 +231,29 @@ CREATE TABLE ceilings (
 CREATE INDEX ceilings_key ON ceilings(device_name, torch_version, measured_utc);
 )sql";
 
+// Version 4: each run's mark, the machine checks that found its timings distorted as it began
+// (RunContext::distorted_by, ", "-separated; NULL or empty: none). A run stored before it is marked
+// kUnnamedDistortion where its context holds the warning "timings may be DISTORTED".
+const char* kMigration4Sql = R"sql(
+ALTER TABLE runs ADD COLUMN distorted_by TEXT;
+UPDATE runs SET distorted_by = '{}' WHERE json_valid(context_json) AND EXISTS
+  (SELECT 1 FROM json_each(context_json, '$.warnings') WHERE value LIKE 'timings may be DISTORTED%');
+)sql";
+
+// The runs' mark as a column of the runs table `r`: stored from schema 4 on, read from the stored
+// warnings before it (a read-only older database is not migrated).
+std::string distorted_by_column(int version) {
+  if (version >= 4) return "COALESCE(r.distorted_by, '')";
+  return "CASE WHEN json_valid(r.context_json) AND EXISTS (SELECT 1 FROM json_each(r.context_json, '$.warnings') WHERE "
+         "value LIKE 'timings may be DISTORTED%') THEN '" + std::string(kUnnamedDistortion) + "' ELSE '' END";
+}
+
+std::string joined_marks(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 // Version 2 data step: speed-ups of the runs stored by version 1 (recomputed from their samples) and
 // each case's telemetry moved out of case_json into its own column.
 void migration2_data(sqlite3* db, const std::string& path) {
@@ -575,6 +598,7 @@ void HistoryStore::open_and_migrate(int target_version) {
             migration2_data(db_, path_);
             break;
           case 3: exec(kMigration3Sql); break;
+          case 4: exec(fmt::format(fmt::runtime(kMigration4Sql), kUnnamedDistortion).c_str()); break;
           default: throw std::logic_error("missing migration");
         }
         Stmt s(db_, "INSERT INTO schema_version (version, applied_utc) VALUES (?1, ?2)", path_);
@@ -648,7 +672,11 @@ std::string unused_run_uid(sqlite3* db, const std::string& path) {
 std::int64_t insert_run_row(sqlite3* db, const std::string& path, const RunResult& run, const std::string& uid,
                             const json& typed, const json& extra, int version) {
   const auto& c = run.context;
-  const char* sql = version >= 2
+  const char* sql = version >= 4
+      ? "INSERT INTO runs (uid, stored_utc, timestamp_utc, command, schema, accelbench_version, git_commit,"
+        " torch_version, host, wall_s, context_json, extra_json, distorted_by)"
+        " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)"
+      : version >= 2
       ? "INSERT INTO runs (uid, stored_utc, timestamp_utc, command, schema, accelbench_version, git_commit,"
         " torch_version, host, wall_s, context_json, extra_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"
       : "INSERT INTO runs (uid, stored_utc, timestamp_utc, command, schema, accelbench_version, git_commit,"
@@ -658,6 +686,7 @@ std::int64_t insert_run_row(sqlite3* db, const std::string& path, const RunResul
       .bind(6, c.accelbench_version).bind(7, c.git_commit).bind(8, c.torch_version).bind(9, c.host)
       .bind(10, run.wall_s).bind(11, typed["context"].dump());
   if (version >= 2) ins.bind(12, extra.dump());
+  if (version >= 4) ins.bind(13, joined_marks(c.distorted_by));
   ins.run();
   return sqlite3_last_insert_rowid(db);
 }
@@ -759,10 +788,10 @@ constexpr const char* kCaseFilter =
 std::vector<StoredRunInfo> HistoryStore::list_runs(const HistoryFilter& f) const {
   const std::string sql = fmt::format(
       "SELECT r.id, r.uid, r.stored_utc, r.timestamp_utc, r.command, r.torch_version, r.accelbench_version,"
-      " r.git_commit, r.host, r.wall_s, (SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id) FROM runs r"
+      " r.git_commit, r.host, r.wall_s, (SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id), {} FROM runs r"
       " WHERE (?1 = '' AND ?2 = '') OR EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id AND {})"
       " ORDER BY r.id DESC{}",
-      kCaseFilter,
+      distorted_by_column(schema_version()), kCaseFilter,
       f.limit && f.limit <= static_cast<std::size_t>(INT64_MAX) ? fmt::format(" LIMIT {}", f.limit) : std::string());
   Stmt s(db_, sql.c_str(), path_);
   s.bind(1, f.workload).bind(2, f.device);
@@ -773,6 +802,7 @@ std::vector<StoredRunInfo> HistoryStore::list_runs(const HistoryFilter& f) const
     r.command = s.text(4); r.torch_version = s.text(5); r.accelbench_version = s.text(6);
     r.git_commit = s.text(7); r.host = s.text(8); r.wall_s = s.f64(9);
     r.case_count = static_cast<std::size_t>(s.i64(10));
+    r.distorted_by = s.text(11);
     out.push_back(r);
   }
   std::reverse(out.begin(), out.end());  // oldest first
@@ -970,10 +1000,11 @@ std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f)
       " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.device_time.busy_fraction'), -1) ELSE -1 END,"
       " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.impl'), '') ELSE '' END,"
       " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.compile'), '') ELSE '' END,"
-      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.run_to_run.widened'), 0) ELSE 0 END"
+      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_extract(c.case_json, '$.run_to_run.widened'), 0) ELSE 0 END,"
+      " CASE WHEN json_valid(c.case_json) THEN COALESCE(json_array_length(c.case_json, '$.rounds'), 0) ELSE 0 END, {}"
       " FROM cases c JOIN runs r ON r.id = c.run_id"
       " WHERE c.status = 'ok' AND c.n > 0 AND {} ORDER BY r.id, c.ord",
-      kCaseFilter);
+      distorted_by_column(schema_version()), kCaseFilter);
   Stmt s(db_, sql.c_str(), path_);
   s.bind(1, f.workload).bind(2, f.device);
   std::vector<CaseHistoryPoint> out;
@@ -986,6 +1017,7 @@ std::vector<CaseHistoryPoint> HistoryStore::case_history(const HistoryFilter& f)
     p.width = s.i64(14); p.checkpoint = s.i64(15) != 0; p.graphs = s.i64(16) != 0;
     p.device_busy_fraction = s.f64(17);
     p.impl = s.text(18); p.compile = s.text(19); p.next_run_range = s.i64(20) != 0;
+    p.rounds = static_cast<std::size_t>(std::max<std::int64_t>(0, s.i64(21))); p.distorted_by = s.text(22);
     out.push_back(p);
   }
   return out;

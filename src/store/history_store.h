@@ -22,7 +22,7 @@ namespace accelbench {
 
 // The latest schema this build writes. Older databases are migrated forward on open; a newer one is
 // refused (one-line UsageError) so an old accelbench never damages it.
-inline constexpr int kHistorySchemaVersion = 3;
+inline constexpr int kHistorySchemaVersion = 4;
 
 struct StoredRunRef {
   std::int64_t id = 0;     // integer, increasing: what people type (`accelbench report 12`)
@@ -35,6 +35,7 @@ struct StoredRunInfo {
   std::string uid, stored_utc, timestamp_utc, command, torch_version, accelbench_version, git_commit, host;
   std::size_t case_count = 0;
   double wall_s = 0;
+  std::string distorted_by;  // the checks that found its timings distorted, ", "-separated; empty: none
 };
 
 // A run that could not be stored (read-only database, full disk, a lock held for a minute...). The

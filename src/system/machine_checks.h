@@ -96,6 +96,9 @@ double busy_cores(const MachineSnapshot& s);
 std::string machine_summary(const std::vector<MachineFinding>& findings);
 inline constexpr std::size_t kHeadlineNamesWidth = 36;
 std::string machine_headline(const std::vector<MachineFinding>& findings);
+// The names of the checks that distort, each once, in order ("load", "busy processes"): the run's
+// mark in the history (RunContext::distorted_by).
+std::vector<std::string> distorting_checks(const std::vector<MachineFinding>& findings);
 
 // "some avg10=1.23 ..." of a /proc/pressure file: avg10 of its "some" line (none when absent).
 std::optional<double> pressure_avg10(const std::string& text);

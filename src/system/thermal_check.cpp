@@ -28,10 +28,15 @@ std::string machine_summary(const std::vector<MachineFinding>& findings) {
   return out.empty() ? "" : "timings may be DISTORTED: " + out + " (accelbench doctor says how to fix it)";
 }
 
-std::string machine_headline(const std::vector<MachineFinding>& findings) {
+std::vector<std::string> distorting_checks(const std::vector<MachineFinding>& findings) {
   std::vector<std::string> names;
   for (const auto& f : findings)
     if (f.distorts && std::find(names.begin(), names.end(), f.check) == names.end()) names.push_back(f.check);
+  return names;
+}
+
+std::string machine_headline(const std::vector<MachineFinding>& findings) {
+  const auto names = distorting_checks(findings);
   if (names.empty()) return "";
   std::string shown;
   std::size_t i = 0;

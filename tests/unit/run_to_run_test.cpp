@@ -160,7 +160,7 @@ TEST(RunToRun, FewerDegreesOfFreedomThanTheFallbackTakeItAsAPrior) {
   EXPECT_NEAR(enough.sd_log, 0.001, 1e-12);
 }
 
-TEST(RunToRun, AFirstRunModeratesEachCaseByTheRoundsOfItsKindAndTheSpeedupAddsBoth) {
+TEST(RunToRun, AFirstRunModeratesEachCaseByTheRoundsOfItsKindAndTheSpeedupPairsItsRounds) {
   auto run = run_of({case_with_rounds("mlp", "cpu", {1.00, 1.10, 1.05}), case_with_rounds("cnn", "cpu", {2.0, 2.1, 1.9}),
                      case_with_rounds("mlp", "cuda:0", {0.50, 0.52, 0.49})});
   run.cases[2].device_busy_fraction = 0.3;  // launch-bound: host-bound like the CPU
@@ -184,13 +184,12 @@ TEST(RunToRun, AFirstRunModeratesEachCaseByTheRoundsOfItsKindAndTheSpeedupAddsBo
   EXPECT_NEAR(std::log(run.cases[0].stats.ci_high / run.cases[0].stats.median), a.half_width_log, 1e-12);
   EXPECT_NEAR(std::log(run.cases[0].stats.median / run.cases[0].stats.ci_low), a.half_width_log, 1e-12);
   EXPECT_DOUBLE_EQ(run.cases[0].relative_ci_half_width, 0.01);  // the measurement's own precision stays
-  const auto& b = *run.cases[2].run_to_run;
-  const auto& s = run.speedups[0];
+  const auto& s = run.speedups[0];  // its own spread: the rounds of the two devices paired (speedup_spread_test)
   EXPECT_TRUE(s.widened_by_history);
-  const double va = a.sd_log * a.sd_log, vb = b.sd_log * b.sd_log, v = va + vb;
-  const double t = t_quantile(0.975, v * v / (va * va / a.dof + vb * vb / b.dof));  // Welch-Satterthwaite
-  EXPECT_NEAR(std::log(s.ci_high / s.ratio), t * std::sqrt(2 * v), 1e-9);
-  EXPECT_NEAR(std::log(s.level_high / s.ratio), t * std::sqrt(v), 1e-9);
+  ASSERT_TRUE(s.run_to_run);
+  EXPECT_EQ(s.run_to_run->source, "paired rounds");
+  EXPECT_NEAR(std::log(s.ci_high / s.ratio), s.run_to_run->half_width_log, 1e-9);
+  EXPECT_NEAR(std::log(s.level_high / s.ratio), s.run_to_run->level_half_width_log, 1e-9);
   const auto note = run_to_run_note(run);
   EXPECT_NE(note.find("this run's rounds"), std::string::npos) << note;
   EXPECT_NE(note.find("next run"), std::string::npos) << note;
@@ -298,6 +297,7 @@ TEST(RunToRun, TheJsonKeepsTheSpreadAndRefusesANegativeOne) {
 #include <random>
 
 #include "analysis/run_to_run.h"
+#include "support/interval_judgement.h"
 
 namespace accelbench {
 namespace {
@@ -360,18 +360,10 @@ Calibration calibrate(const Machine& m) {
   int series = 0;
   for (int k = 0; k < kMachines; ++k)
     for (const auto& runs : ten_runs(m, rng)) {
-      int hit = 0, pairs = 0;
-      double lo = runs[0][0], hi = runs[0][0], width = 0;
-      for (std::size_t i = 0; i < runs.size(); ++i) {
-        lo = std::min(lo, runs[i][0]), hi = std::max(hi, runs[i][0]);
-        width += std::log(runs[i][2] / runs[i][1]) / static_cast<double>(runs.size());
-        for (std::size_t j = 0; j < runs.size(); ++j)
-          if (i != j) ++pairs, hit += runs[i][1] <= runs[j][0] && runs[j][0] <= runs[i][2];
-      }
-      const double range = std::log(hi / lo);
-      total.coverage += static_cast<double>(hit) / pairs;
-      total.width_ratio += width / range;
-      total.first_width_ratio += std::log(runs[0][2] / runs[0][1]) / range;
+      const auto judged = accelbench::testing::judge_series(runs);
+      total.coverage += judged.coverage;
+      total.width_ratio += judged.width_ratio;
+      total.first_width_ratio += judged.first_width_ratio;
       ++series;
     }
   total.coverage /= series, total.width_ratio /= series, total.first_width_ratio /= series;
