@@ -111,11 +111,11 @@ void add_python_options(CLI::App* cmd, PythonFlags& f, WorkloadInputs& in) {
 }
 
 PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteRequest& req, std::vector<std::string>& models,
-                               std::string& loops) {
+                               LoopChoice& loops) {
   PythonSetup found;  // the interpreter the default's choice started, for the run
   const auto impls = cmd.count("--impl") || !req.options.inputs.py_model.empty() ? split_list(f.impl.empty() ? "cpp" : f.impl)
                                                                                 : default_impls(f, cmd, req, loops, found);
-  if (loops.empty()) loops = loops_text(impls);
+  if (loops.words.empty()) loops.words = loops_text(impls);
   if (impls.empty()) throw UsageError("--impl is empty; available: cpp, python");
   for (const auto& i : impls)
     if (i != "cpp" && i != "python") throw UsageError(fmt::format("unknown --impl '{}'; available: cpp, python", i));

@@ -29,9 +29,13 @@ void add_python_options(CLI::App* cmd, PythonFlags& flags, WorkloadInputs& input
 // Checks the flags and applies them to the request's plan and inputs (`models` gains the
 // --py-model case's name). Runs the interpreter (its torch) and the --py-model's check at batch 2:
 // UsageError, one line, for each bad input.
-// `loops` says which loops the run measures, in words ("the Python loop", "the C++ loop (...why)").
+// `loops` says which loops the run measures and, for the default, why.
+struct LoopChoice {
+  std::string words;  // "Python loop", "C++ loop", "C++ and Python loops" (the plan's first line)
+  std::string why;    // the default's reason, a note of the run ("" with --impl)
+};
 PythonSetup apply_python_flags(const PythonFlags& flags, const CLI::App& cmd, SuiteRequest& request,
-                               std::vector<std::string>& models, std::string& loops);
+                               std::vector<std::string>& models, LoopChoice& loops);
 
 // The environment variable that names the default loop when --impl is not given (cpp, python or
 // cpp,python), for a machine or CI that measures one loop every time.
@@ -42,8 +46,8 @@ inline constexpr const char* kDefaultImplVariable = "ACCELBENCH_IMPL";
 // python3 imports torch; `loops` says which, and why the C++ loop where the Python one was not
 // taken; `found`: the interpreter started to decide, for the run.
 std::vector<std::string> default_impls(const PythonFlags& flags, const CLI::App& cmd, SuiteRequest& request,
-                                       std::string& loops, PythonSetup& found);
-// "the Python loop", "the C++ loop", "the C++ and Python loops".
+                                       LoopChoice& loops, PythonSetup& found);
+// "Python loop", "C++ loop", "C++ and Python loops".
 const char* loops_text(const std::vector<std::string>& impls);
 
 // A sweep's implementation: --impl cpp or python (one a sweep), --python, --py-optimizer, --compile.

@@ -28,17 +28,18 @@ std::string needs_the_cpp_loop(const CLI::App& cmd, const SuiteRequest& req) {
 const char* loops_text(const std::vector<std::string>& impls) {
   const bool cpp = std::count(impls.begin(), impls.end(), "cpp") > 0;
   const bool python = std::count(impls.begin(), impls.end(), "python") > 0;
-  return cpp && python ? "the C++ and Python loops" : python ? "the Python loop" : "the C++ loop";
+  return cpp && python ? "C++ and Python loops" : python ? "Python loop" : "C++ loop";
 }
 
-std::vector<std::string> default_impls(const PythonFlags& f, const CLI::App& cmd, SuiteRequest& req, std::string& loops,
+std::vector<std::string> default_impls(const PythonFlags& f, const CLI::App& cmd, SuiteRequest& req, LoopChoice& loops,
                                        PythonSetup& found) {
   if (const char* env = std::getenv(kDefaultImplVariable); env && *env) {
-    loops = fmt::format("{} (${})", loops_text(split_list(env)), kDefaultImplVariable);
+    loops.words = fmt::format("{} (${})", loops_text(split_list(env)), kDefaultImplVariable);
     return split_list(env);
   }
   if (const auto why = needs_the_cpp_loop(cmd, req); !why.empty()) {
-    loops = fmt::format("the C++ loop ({}; --impl python for the Python loop)", why);
+    loops.words = loops_text({"cpp"});
+    loops.why = fmt::format("the C++ loop measured: {} (--impl python: the Python loop)", why);
     return {"cpp"};
   }
   try {
@@ -47,10 +48,14 @@ std::vector<std::string> default_impls(const PythonFlags& f, const CLI::App& cmd
     found = find_python_setup(f.python, f.py_optimizer, twins, req.options.inputs);  // the run's
   } catch (const UsageError& e) {
     if (!f.python.empty()) throw;
-    loops = fmt::format("the C++ loop ({}; --python PATH names one)", e.what());
+    loops.words = loops_text({"cpp"});
+    loops.why = fmt::format("the C++ loop measured: {}; --python PATH names a python3 with torch for the Python loop, "
+                            "the one a training script runs", e.what());
     return {"cpp"};
   }
-  loops = "the Python loop (--impl cpp: the C++ engine's)";
+  loops.words = loops_text({"python"});
+  loops.why = "the Python loop measured (PyTorch's modules and torch.optim, as a training script runs them); --impl "
+              "cpp,python adds the C++ engine's loop: the same step without the interpreter";
   return {"python"};
 }
 

@@ -49,6 +49,7 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   run.context.distorted_by = distorting_checks(findings);  // the run's mark in the history
   printer.context(run.context);
   for (const auto& line : run_plan_lines(o, request)) printer.plan(line);
+  if (!request.loops.why.empty()) printer.note(request.loops.why);
   if (const auto headline = machine_headline(findings); !headline.empty() && verbosity == Verbosity::kNormal)
     printer.plan(headline);
 

@@ -52,7 +52,7 @@ struct RunRequest {
   SuiteRequest suite;
   Timing timing;           // rounds: 3 by default, 2 with --quick
   std::string quick_note;
-  std::string loops;       // which training loops it measures, in words (the plan's first line)
+  LoopChoice loops;        // which training loops it measures (the plan's first line) and why (a note)
   std::vector<std::string> models;  // --models, and the --model-file's (or --py-model's) case
   PythonSetup python;      // the interpreter of the Python cases, when there are any
 };

@@ -1,5 +1,5 @@
 // What `accelbench run` says of its checked request before measuring: the settings block of the
-// run's context (in --json and the history) and the plan's three lines.
+// run's context (in --json and the history) and the plan's two lines.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -36,7 +36,7 @@ nlohmann::json run_settings_json(const RunFlags& o, const CLI::App& cmd, const R
   for (const auto& t : split_list(o.dtypes)) settings["dtypes"].push_back(engine::canonical_precision(t));
   settings.update(nlohmann::json(s));            // ci_target, confidence, min_time_s, ... (core/options.h)
   settings.update(nlohmann::json(o.inputs));     // data, variant, text, seq_len, seed, workers
-  settings["loops"] = run_request.loops;
+  settings["loops"] = run_request.loops.words;
   if (run_request.python.active()) {
     const auto& cases = req.plan.cases;
     const bool cpp = std::any_of(cases.begin(), cases.end(), [](const CaseSpec& c) { return !is_python(c); });
@@ -53,10 +53,9 @@ std::vector<std::string> run_plan_lines(const RunFlags& o, const RunRequest& run
   const auto most = req.rounds.max_rounds;
   const auto rounds_text = rounds == 1 || most <= rounds ? fmt::format("{} round{} each", rounds, rounds == 1 ? "" : "s")
                                                        : fmt::format("{}-{} rounds each", rounds, most);
-  return {fmt::format("{} case{} ({} on {}), {}, CI target +-{:.1f}%", n, n == 1 ? "" : "s",
-                      fmt::join(run_request.models, ", "), fmt::join(engine::resolve_devices(o.devices), ", "), rounds_text,
-                      100 * req.options.settings.stopping.ci_target),
-          "training " + run_request.loops,
+  return {fmt::format("{} case{} ({} on {}; {}), {}, CI target +-{:.1f}%", n, n == 1 ? "" : "s",
+                      fmt::join(run_request.models, ", "), fmt::join(engine::resolve_devices(o.devices), ", "),
+                      run_request.loops.words, rounds_text, 100 * req.options.settings.stopping.ci_target),
           fmt::format("{}{}", req.budget_s > 0 ? fmt::format("time budget {}, at most {} a case",
                                                              format_duration(req.budget_s), format_duration(req.max_per_case_s))
                                                 : fmt::format("at most {} a case", format_duration(req.max_per_case_s)),

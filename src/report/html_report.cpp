@@ -210,11 +210,13 @@ std::string html_context_section(const ReportSource& src, const std::string& tit
 // The article's view of this run: per model, the epoch time on each device and the speed-ups over
 // the CPU (the article's figures are in their own section), then the speed-ups over the CPU's fastest precision.
 std::string html_summary_section(const RunResult& run, const std::vector<std::string>& devices, bool published) {
-  Rows t{{"model"}};
+  const auto rows = report_rows(run);
+  const auto loop = report_rows_loop(rows);
+  Rows t{{loop.empty() ? std::string("model") : "model, " + loop}};
   for (const auto& d : devices) t[0].push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
   for (const auto& d : devices)
     if (d != "cpu") t[0].push_back(fmt::format("speed-up {}{}", d, published ? "" : " [" + speedup_interval_name(run.speedups) + "]"));
-  for (const auto& r : report_rows(run)) {
+  for (const auto& r : rows) {
     std::vector<std::string> row{r.label};
     for (const auto& d : devices) {
       const auto* c = find_row_case(run, r, d);

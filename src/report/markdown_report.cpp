@@ -88,12 +88,14 @@ std::string md_summary_section(const RunResult& run, bool published) {
   const auto devices = report_devices(run);
   std::string out = "## Training time and speed-up\n\n";
   std::vector<std::vector<std::string>> t1;
-  std::vector<std::string> header{"model"};
+  const auto rows = report_rows(run);
+  const auto loop = report_rows_loop(rows);
+  std::vector<std::string> header{loop.empty() ? std::string("model") : "model, " + loop};
   for (const auto& d : devices) header.push_back(fmt::format("{} {}", d == "cpu" ? "CPU" : d, published ? "time" : "s/epoch"));
   for (const auto& d : devices)
     if (d != "cpu") header.push_back(fmt::format("speed-up {}{}", d, published ? "" : " [" + speedup_interval_name(run.speedups) + "]"));
   t1.push_back(header);
-  for (const auto& r : report_rows(run)) {
+  for (const auto& r : rows) {
     std::vector<std::string> row{r.label};
     for (const auto& d : devices) {
       const auto* c = find_row_case(run, r, d);

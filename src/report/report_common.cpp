@@ -14,6 +14,7 @@
 #include "core/durations.h"
 #include "core/errors.h"
 #include "core/safe_write.h"
+#include "report/article_reference.h"
 #include "report/reports.h"
 
 namespace accelbench {
@@ -51,9 +52,15 @@ void add_implementation_column(std::vector<std::vector<std::string>>& table, con
   }
 }
 
+std::string report_rows_loop(const std::vector<ReportRow>& rows) {
+  if (rows.empty() || rows.front().loop_in_label || rows.front().loop.empty()) return "";
+  return rows.front().loop + " loop";
+}
+
 std::vector<ReportRow> report_rows(const RunResult& run) {
   std::vector<ReportRow> rows;
   bool several_dtypes = false, several_batches = false;
+  const bool published = is_published_run(run);  // the article's figures: its loop is not ours to name
   for (const auto& c : run.cases) {
     several_dtypes = several_dtypes || c.spec.dtype != run.cases.front().spec.dtype;
     several_batches = several_batches || c.spec.batch_size != run.cases.front().spec.batch_size;
@@ -61,10 +68,13 @@ std::vector<ReportRow> report_rows(const RunResult& run) {
     if (std::none_of(rows.begin(), rows.end(), [&](const ReportRow& r) {
           return r.model == m && r.dtype == c.spec.dtype && r.batch == c.spec.batch_size;
         }))
-      rows.push_back({m, c.spec.dtype, model_label_without_impl(c.spec) + " (" + loop_name(c.spec) + ")", loop_name(c.spec),
+      rows.push_back({m, c.spec.dtype, published ? m : model_label_without_impl(c.spec), published ? "" : loop_name(c.spec),
                       c.spec.batch_size});
   }
+  const bool mixed = std::any_of(rows.begin(), rows.end(), [&](const ReportRow& r) { return r.loop != rows.front().loop; });
   for (auto& r : rows) {
+    r.loop_in_label = mixed;
+    if (mixed) r.label += " (" + r.loop + ")";
     if (several_dtypes) r.label += " " + r.dtype;
     if (several_batches) r.label += fmt::format(" b{}", r.batch);
     r.several_batches = several_batches;

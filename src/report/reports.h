@@ -61,13 +61,20 @@ std::vector<std::string> report_workloads(const RunResult& run);
 // The rows of the reports' first table: one per model, precision and batch size, in order of
 // appearance. The label is the model's, followed by the precision where the run has more than one
 // ("mlp bfloat16") and by the batch where it has more than one ("mlp b256": a batch sweep).
+// A row of the article's table: a model in a precision at a batch size. Its label names the model,
+// the loop that trains it where the run has rows of several loops ("mlp (Python)"; else the
+// table's header says the one loop: report_rows_loop), the precision and batch where the run has several.
 struct ReportRow {
-  std::string model, dtype, label;  // label: "mlp (Python)", with the precision and batch where the run has several
-  std::string loop;                 // the loop that trains it: "C++", "Python", "Python, compile=reduce-overhead"
+  std::string model, dtype, label;
+  std::string loop;                 // "C++", "Python", "Python, compile=reduce-overhead" ("" for the article's figures)
   std::int64_t batch = 0;
   bool several_batches = false;  // the run has more than one batch size
+  bool loop_in_label = false;    // the run's rows are of several loops
 };
 std::vector<ReportRow> report_rows(const RunResult& run);
+// "C++ loop", "Python loop": the one loop of every row, for the table's header ("" where they are
+// several, or the article's).
+std::string report_rows_loop(const std::vector<ReportRow>& rows);
 // Whether the run has a case trained by another loop than the C++ engine (--impl python, --py-model):
 // the case tables then have an implementation column ("impl": implementation_label()) and name the
 // model without it (model_label_without_impl()).

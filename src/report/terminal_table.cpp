@@ -284,15 +284,24 @@ static std::vector<std::string> terminal_report_devices(const RunResult& run) {
 
 // Table 1: the article's view, one row per (model, dtype, batch) in order of appearance: s/epoch per
 // device, the speed-ups over the CPU and over the CPU's fastest precision; then what the columns mean.
-static std::string row_name(const ReportRow& m) {
-  const auto model = m.label.substr(0, m.label.find(')') + 1);  // "mlp (Python)"
-  auto name = m.dtype == "float32" ? model : model + " " + m.dtype;
+static std::string row_name_with(const ReportRow& m, const std::string& loop) {
+  const auto model = m.loop.empty() ? m.model : m.label.substr(0, m.label.find(' '));  // without the precision, batch
+  auto name = loop.empty() ? model : fmt::format("{} ({})", model, loop);
+  if (m.dtype != "float32") name += " " + m.dtype;
   return m.several_batches ? fmt::format("{} b{}", name, m.batch) : name;
 }
 
+// The table's row: "mlp", "mlp (Python)" where the run's rows are of several loops.
+static std::string row_name(const ReportRow& m) { return row_name_with(m, m.loop_in_label ? m.loop : ""); }
+
+// The Summary's: the loop on every line, "mlp (Python loop)".
+static std::string summary_name(const ReportRow& m) { return row_name_with(m, m.loop.empty() ? "" : m.loop + " loop"); }
+
 static std::string render_summary_section(const RunResult& run, const std::vector<std::string>& devices, bool words) {
   std::vector<std::vector<std::string>> t1;
-  std::vector<std::string> header{"model"};
+  const auto rows = report_rows(run);
+  const auto loop = report_rows_loop(rows);
+  std::vector<std::string> header{loop.empty() ? std::string("model") : "model, " + loop};
   for (const auto& d : devices) header.push_back(fmt::format("{} s/epoch", d == "cpu" ? "CPU" : d));
   // Speed-up columns only beside a CPU case to be faster than (no column of dashes).
   const bool cpu = std::find(devices.begin(), devices.end(), "cpu") != devices.end();
@@ -303,7 +312,7 @@ static std::string render_summary_section(const RunResult& run, const std::vecto
     for (const auto& d : devices)
       if (d != "cpu") header.push_back(fmt::format("{} over the CPU's fastest", d));
   t1.push_back(header);
-  for (const auto& m : report_rows(run)) {
+  for (const auto& m : rows) {
     std::vector<std::string> row{row_name(m)};
     for (const auto& d : devices) {
       const auto* c = find_row_case(run, m, d);
@@ -503,8 +512,7 @@ std::string render_run_summary(const RunResult& run) {
                                                     : "no speed-up: no CPU case to compare with (--devices cpu,...)";
   std::string out;
   for (const auto& m : report_rows(run)) {
-    auto name = row_name(m);
-    name.insert(name.find(')'), " loop");  // "mlp (Python loop)"
+    const auto name = summary_name(m);
     bool said = false;
     for (const auto& d : devices) {
       if (d == "cpu") continue;

@@ -191,6 +191,25 @@ TEST(PythonCli, BadInputIsOneLineAndExitCodeTwoBeforeAnythingIsTimed) {
   expect_usage_error("run --models mlp --impl python --devices cpu --no-save --python " + no_torch, "cannot import torch");
 }
 
+// Without --impl, run measures the Python loop (the one a training script runs) where a python3 with
+// torch is found, and the C++ loop where the run asks for what only the C++ engine measures, saying
+// why; $ACCELBENCH_IMPL names another default.
+TEST(PythonCli, TheDefaultLoopIsThePythonOneUnlessTheRunNeedsTheCppEngine) {
+  REQUIRE_PYTHON();
+  const std::string quick = " --models mlp" + kQuick;
+  auto r = run_cli("run" + quick, "ACCELBENCH_IMPL=");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("(mlp on cpu; Python loop)"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("mlp (Python loop): "), std::string::npos) << r.out;
+  r = run_cli("run --phases" + quick, "ACCELBENCH_IMPL=");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("(mlp on cpu; C++ loop)"), std::string::npos) << r.err;
+  EXPECT_NE((r.out + r.err).find("the C++ loop measured: --phases is the C++ engine's"), std::string::npos) << r.out << r.err;
+  r = run_cli("run" + quick, "ACCELBENCH_IMPL=cpp,python");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("C++ and Python loops ($ACCELBENCH_IMPL)"), std::string::npos) << r.err;
+}
+
 TEST(PythonCli, PythonFlagsAreCheckedWithoutAnInterpreter) {
   expect_usage_error("run --models mlp --devices cpu --no-save --impl rust", "unknown --impl 'rust'");
   expect_usage_error("run --models mlp --devices cpu --no-save --compile", "--compile needs --impl python");

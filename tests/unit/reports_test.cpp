@@ -120,7 +120,7 @@ TEST(Reports, MarkdownMirrorsTheArticleTables) {
   ReportSource src{make_run(), {}, "run 1"};
   const auto md = render_markdown_report(src);
   EXPECT_NE(md.find("# accelbench report: run 1"), std::string::npos);
-  EXPECT_NE(md.find("| model | CPU s/epoch | cuda:0 s/epoch | speed-up cuda:0 [this run 95%] |\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| model, C++ loop | CPU s/epoch | cuda:0 s/epoch | speed-up cuda:0 [this run 95%] |\n"), std::string::npos) << md;
   EXPECT_NE(md.find("| transformer |"), std::string::npos);
   // the article's figures in their own section only, never in a column beside the user's
   const auto own = md.find("## The article's figures");
@@ -1034,20 +1034,20 @@ TEST(Reports, TheSummarySaysWhichDeviceIsFasterPerModel) {
   run.speedups = compute_speedups(run.cases);
   const auto summary = render_run_summary(run);
   EXPECT_EQ(summary.rfind("Summary:\n", 0), 0u) << summary;
-  EXPECT_NE(summary.find("  mlp: cuda:0 ran 5.0"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("  mlp (C++ loop): cuda:0 ran 5.0"), std::string::npos) << summary;
   EXPECT_NE(summary.find("] as fast as cpu (this run 95%)"), std::string::npos) << summary;
-  EXPECT_NE(summary.find("  cnn: cpu ran 2.0"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("  cnn (C++ loop): cpu ran 2.0"), std::string::npos) << summary;
   EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 3) << summary;
   Speedup same{"mlp", "cuda:0", "cpu", 64, "float32", 1.02, 0.9, 1.2};
   run.speedups = {same};
-  EXPECT_NE(render_run_summary(run).find("mlp: this run cannot tell cuda:0 from cpu: 1.02x [0.90, 1.20] (this run 95%)"),
+  EXPECT_NE(render_run_summary(run).find("mlp (C++ loop): this run cannot tell cuda:0 from cpu: 1.02x [0.90, 1.20] (this run 95%)"),
             std::string::npos)
       << render_run_summary(run);
   run.cases.erase(std::remove_if(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.device != "cpu"; }),
                   run.cases.end());
   run.speedups.clear();
   const auto cpu_only = render_run_summary(run);
-  EXPECT_NE(cpu_only.find("  mlp: 10.00 ms a step on cpu (+-"), std::string::npos) << cpu_only;
+  EXPECT_NE(cpu_only.find("  mlp (C++ loop): 10.00 ms a step on cpu (+-"), std::string::npos) << cpu_only;
   EXPECT_NE(cpu_only.find("%, this run 95%); CPU only\n"), std::string::npos) << cpu_only;
   EXPECT_NE(cpu_only.find("; CPU only\n"), std::string::npos) << cpu_only;
   // The accelerator alone: no speed-up column of dashes, and the Summary says why there is none.
@@ -1058,6 +1058,33 @@ TEST(Reports, TheSummarySaysWhichDeviceIsFasterPerModel) {
   EXPECT_EQ(gpu_summary.find("a device failed"), std::string::npos) << gpu_summary;
   const auto table = render_terminal_report(gpu_only);
   EXPECT_EQ(table.find("speed-up cuda:0"), std::string::npos) << table;
+}
+
+// Every speed-up says whose loop it is: the Summary on every line ("mlp (Python loop): ..."), the
+// article's table in its header where every row is of one loop, on each row where they are several.
+TEST(Reports, TheSummaryAndTheArticleTableNameTheLoop) {
+  RunResult run;
+  std::uint64_t seed = 0;
+  for (const auto* impl : {"", "python"})
+    for (const auto& [device, median] : {std::pair<const char*, double>{"cpu", 0.010}, {"cuda:0", 0.002}}) {
+      run.cases.push_back(accelbench::testing::make_case("mlp", device, 64, median, 0.0001, 20, ++seed));
+      run.cases.back().spec.impl = impl;
+    }
+  run.speedups = compute_speedups(run.cases);
+  ASSERT_EQ(run.speedups.size(), 2u);
+  const auto summary = render_run_summary(run);
+  EXPECT_NE(summary.find("  mlp (C++ loop): cuda:0 ran 5.0"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("  mlp (Python loop): cuda:0 ran 5.0"), std::string::npos) << summary;
+  const auto both = render_terminal_report(run);
+  EXPECT_NE(both.find("\nmlp (C++) "), std::string::npos) << both;
+  EXPECT_NE(both.find("\nmlp (Python) "), std::string::npos) << both;
+  EXPECT_NE(render_markdown_report(ReportSource{run, {}, "run 1"}).find("| mlp (Python) |"), std::string::npos);
+  run.cases.resize(2);  // the C++ cases alone: the header names the loop
+  run.speedups = compute_speedups(run.cases);
+  const auto one = render_terminal_report(run);
+  EXPECT_NE(one.find("\nmodel, C++ loop "), std::string::npos) << one;
+  EXPECT_NE(render_markdown_report(ReportSource{run, {}, "run 1"}).find("| model, C++ loop |"), std::string::npos);
+  EXPECT_NE(render_html_report(ReportSource{run, {}, "run 1"}).find("model, C++ loop"), std::string::npos);
 }
 
 // A run with Python cases: the case tables of every format have the implementation column (cpp,
