@@ -35,11 +35,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # `article_models.median_ci` etc. keep working for code that imported them from this module.
 from timing import (  # noqa: E402,F401
     CI_ALPHA, MIN_SAMPLE_SECONDS, NUM_BATCHES, SCHEMA, SEED, WARMUP_MAX_FRACTION,
-    WARMUP_MIN_STEPS, WARMUP_TOLERANCE, WARMUP_WINDOW_MAX, WARMUP_WINDOW_SECONDS,
-    GraphRefused, Precision, TrainCase, add_common_args, case_record, channels_last_batch,
+    WARMUP_MIN_STEPS, GraphRefused, Precision, TrainCase, add_common_args, case_record, channels_last_batch,
     check_graphs_device, check_params, ci_lower_rank, common_settings, device_name,
     make_step_optimizer, measure, median, median_ci, median_sorted, param_count, parse_models,
-    print_table, resolve_device, run_all, sync, time_case, warmup_window, write_json)
+    print_table, resolve_device, run_all, sync, time_case, write_json)
 from timing import make_optimizer as _make_optimizer  # noqa: E402
 
 LR = 1e-3

@@ -39,7 +39,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from article_models import TransformerClassifier, make_batches  # noqa: E402
 from real_cases import BERT_PAD_ID, BERT_VOCAB, bert_batches, build_resnet18, resnet_batches  # noqa: E402
-from timing import NUM_BATCHES, SEED, median_ci, median_sorted  # noqa: E402
+from timing import NUM_BATCHES, SEED, Stopper, WarmupDetector, median_sorted  # noqa: E402
 
 SCHEMA = "accelbench.ddp-scale/1"
 DTYPES = {"float32": None, "bfloat16": torch.bfloat16}
@@ -94,17 +94,6 @@ def agree(flag: bool, dev) -> bool:
     return bool(t.item())
 
 
-def ci_met(samples, target, min_samples, elapsed, max_time):
-    if elapsed >= max_time:
-        return True
-    if len(samples) < min_samples or elapsed < 0.5:
-        return False
-    s = sorted(samples)
-    lo, hi = median_ci(s)
-    med = median_sorted(s)
-    return lo is not None and (hi - lo) / 2 <= target * med
-
-
 def measure_case(name, dtype, a, dev, rank, world):
     model, opt_cls, kw, data, loss_fn = build(name, dev, a.batch_size)
     ddp = DDP(model, device_ids=[dev.index], bucket_cap_mb=a.bucket_mb)  # broadcasts rank 0's weights
@@ -142,21 +131,22 @@ def measure_case(name, dtype, a, dev, rank, world):
             raise RuntimeError(f"{name}: loss became NaN/Inf")
         return s
 
-    warm, t_start = [], time.perf_counter()
+    # accelbench scale's rules (src/engine/scale_measurement.cpp) through the worker's detector and
+    # stopping rule (accelbench_worker.timing, checked against the C++ ones)
+    warm, t_start = WarmupDetector(min_steps=5), time.perf_counter()
     while True:
-        warm.append(timed(1))
-        stable = len(warm) >= 10 and abs(median_sorted(sorted(warm[-5:])) - median_sorted(sorted(warm[-10:-5]))) \
-            <= 0.05 * median_sorted(sorted(warm[-10:-5]))
-        done = stable or (len(warm) >= 5 and time.perf_counter() - t_start > 0.3 * a.max_time)
+        warm.add(timed(1))
+        done = warm.stable() or (len(warm.steps) >= 5 and time.perf_counter() - t_start > 0.3 * a.max_time)
         if agree(done, dev):
             break
     if plain_step:
-        for _ in range(max(5, min(len(warm), 50))):
+        for _ in range(max(5, min(len(warm.steps), 50))):
             timed(1, plain_step)
-    k = torch.tensor([max(1, int(0.05 / max(median_sorted(sorted(warm[-5:])), 1e-9)) + 1)], device=dev)
+    k = torch.tensor([max(1, math.ceil(0.05 / max(warm.recent_median(), 1e-9)))], device=dev)
     dist.broadcast(k, 0)
     k = int(k.item())
     samples, baseline, t0 = [], [], time.perf_counter()
+    stopper = Stopper(a.ci_target, a.min_samples, 0.5, a.max_time)
     while True:
         plain_first = plain_step and len(samples) % 2 == 1
         if plain_first:
@@ -164,10 +154,11 @@ def measure_case(name, dtype, a, dev, rank, world):
         samples.append(timed(k))
         if plain_step and not plain_first:
             baseline.append(timed(k, plain_step))
-        if agree(ci_met(samples, a.ci_target, a.min_samples, time.perf_counter() - t0, a.max_time), dev):
+        stopper.add(samples[-1], time.perf_counter() - t0)
+        if agree(stopper.should_stop(), dev):
             break
     mine = {"rank": rank, "samples_s": samples, "median_step_s": median_sorted(sorted(samples)),
-            "warmup_steps": len(warm), "steps_per_sample": k}
+            "warmup_steps": len(warm.steps), "steps_per_sample": k}
     if baseline:
         mine["baseline_samples_s"] = baseline
         mine["overhead"] = paired_ratio(samples, baseline)

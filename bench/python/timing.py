@@ -1,8 +1,9 @@
 """Shared timing engine of accelbench's Python eager references.
 
 Used by article_models.py (mlp, cnn, transformer) and real_cases.py (resnet18, bert-base,
-dcgan). It mirrors the C++ engine: adaptive warm-up, K steps per sample, a device synchronize
-around each sample, stop when the 95% distribution-free CI of the median is tight enough.
+dcgan). It times by the harness's rules through the worker's own warm-up detector and stopping
+rule (accelbench_worker.timing, checked against the C++ rules by StoppingRuleAgreement): K steps
+per sample, a device synchronize around each sample, stop when the median's 95% interval is tight.
 
 It also holds what both scripts share around a training step: the precision (--dtype:
 autocast, loss scaling), the eager step, and the CUDA-graph step (--graphs: the whole
@@ -15,7 +16,6 @@ Only the standard library and torch are needed (no numpy).
 from __future__ import annotations
 
 import argparse
-import bisect
 import contextlib
 import gc
 import json
@@ -26,22 +26,20 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass, field
-from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Callable
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from accelbench_worker.timing import Stopper, WarmupDetector, ci_lower_rank, median  # noqa: E402
 
 SCHEMA = "accelbench.python-reference/1"
 NUM_BATCHES = 8            # distinct batches staged on the device, cycled
 SEED = 0
 
-# Timing constants; these mirror the C++ engine.
+# The harness's constants (src/core/stopping.h, docs/methodology.md "One case").
 WARMUP_MIN_STEPS = 3
-WARMUP_TOLERANCE = 0.05    # |median(last w) - median(previous w)| <= 5% of median(previous w)
-WARMUP_WINDOW_SECONDS = 0.5
-WARMUP_WINDOW_MAX = 5
-WARMUP_MAX_FRACTION = 0.2  # warm-up gets at most 20% of the case's max time
+WARMUP_MAX_FRACTION = 0.3  # warm-up gets at most 30% of the case's time
 MIN_SAMPLE_SECONDS = 1e-3  # steps_per_sample * step time >= 1 ms
 CI_ALPHA = 0.05            # 95% confidence interval
 
@@ -484,84 +482,17 @@ def time_case(case: TrainCase, dev: torch.device, graphs: bool, batch_size: int,
 
 
 # --------------------------------------------------------------------------------------------
-# Statistics (no numpy)
+# Statistics: the worker's (python/accelbench_worker/timing.py, checked against the C++ rules)
 # --------------------------------------------------------------------------------------------
 
-def warmup_window(last_step_s: float) -> int:
-    """w = clamp(floor(0.5 s / last step time), 1, 5)."""
-    if last_step_s <= 0:
-        return WARMUP_WINDOW_MAX
-    return min(max(int(WARMUP_WINDOW_SECONDS / last_step_s), 1), WARMUP_WINDOW_MAX)
-
-
 def median_sorted(s):
-    n = len(s)
-    if n == 0:
-        return float("nan")
-    m = n // 2
-    return s[m] if n % 2 else 0.5 * (s[m - 1] + s[m])
-
-
-def median(xs):
-    return median_sorted(sorted(xs))
-
-
-def _binom_half_cdf(k: int, n: int) -> float:
-    """P(X <= k) for X ~ Binomial(n, 0.5), float, for large n (sums the lower tail)."""
-    if k < 0:
-        return 0.0
-    if k >= n:
-        return 1.0
-    if 2 * k > n:
-        return 1.0 - _binom_half_cdf(n - k - 1, n)
-    log_p = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2.0)
-    term = math.exp(log_p)
-    total = term
-    i = k
-    while i > 0:
-        term *= i / (n - i + 1)  # pmf(i-1) / pmf(i)
-        total += term
-        if term <= total * 1e-17:
-            break
-        i -= 1
-    return total
-
-
-@lru_cache(maxsize=None)
-def ci_lower_rank(n: int, alpha: float = CI_ALPHA) -> int:
-    """Largest 1-based rank l with P(Binom(n, .5) <= l-1) <= alpha/2; 0 when none exists.
-
-    The CI of the median is then [x_(l), x_(n-l+1)] (order statistics, 1-based).
-    """
-    half = alpha / 2.0
-    if n <= 0:
-        return 0
-    if n <= 1000:
-        # exact integer arithmetic: P(X <= k) = sum_{i<=k} C(n,i) / 2^n
-        half_q = Fraction(str(alpha)) / 2
-        denom = 1 << n
-        cum = 0
-        l = 0
-        for k in range(1, n + 1):
-            cum += math.comb(n, k - 1)       # cum = sum_{i<=k-1} C(n, i)
-            if cum <= half_q * denom:
-                l = k
-            else:
-                break
-        return l
-    # large n: start from the normal approximation and correct with the float CDF
-    l = max(1, int(math.floor(n / 2.0 - 1.959963984540054 * math.sqrt(n) / 2.0)))
-    while _binom_half_cdf(l, n) <= half:      # rank l+1 is still valid
-        l += 1
-    while l > 0 and _binom_half_cdf(l - 1, n) > half:
-        l -= 1
-    return l
+    return median(s) if s else float("nan")
 
 
 def median_ci(sorted_samples, alpha: float = CI_ALPHA):
     """(low, high) distribution-free CI of the median, or (None, None) if n is too small."""
     n = len(sorted_samples)
-    l = ci_lower_rank(n, alpha)
+    l = ci_lower_rank(n, 1.0 - alpha)
     if l < 1:
         return None, None
     return sorted_samples[l - 1], sorted_samples[n - l]
@@ -592,56 +523,28 @@ def _fmt_losses(d: dict) -> str:
 
 def measure(name: str, step, dev: torch.device, ci_target: float, min_samples: int,
             min_time: float, max_time: float, verbose: bool = True, read_loss=None) -> dict:
-    """Time `step()` (one training step, not synchronised) the way the C++ engine does.
+    """Time `step()` (one training step, not synchronised) by the harness's rules: the worker's
+    WarmupDetector and Stopper (accelbench_worker.timing), which decide as src/core/stopping.cpp.
 
-    `step` is an eager step (eager_step) or a graph replay (GraphedStep): both are timed the
-    same way, with the same warm-up, steps per sample and synchronisation.
-
-    `read_loss(ret)` turns what `step()` returned into a float loss, or into a dict with a
-    'loss' key plus other named losses (read outside the timed regions only). Returns the
-    timing fields of a case: median_s, ci_low_s, ci_high_s, mean_s, n_samples,
-    steps_per_sample, noisy, samples, loss_first, loss_last, warmup_steps, warmup_s,
-    sampling_s, and `extra_losses` ({key_first/key_last: value} for the non-'loss' keys).
+    `step` is an eager step (eager_step) or a graph replay (GraphedStep), timed alike.
+    `read_loss(ret)` turns what `step()` returned into a float loss, or into a dict with a 'loss'
+    key plus other named losses (read outside the timed regions only). Returns the timing fields
+    of a case: median_s, ci_low_s, ci_high_s, mean_s, n_samples, steps_per_sample, noisy, samples,
+    loss_first, loss_last, warmup_steps, warmup_s, sampling_s, and `extra_losses`.
     """
     read_loss = read_loss or _tensor_loss
     case_start = time.perf_counter()
-    warmup_budget = WARMUP_MAX_FRACTION * max_time
-
-    # ---- warm-up: one step at a time, synchronised, until the median settles ----
-    warm = []
-    loss_first = None
-    while True:
-        t0 = time.perf_counter()
-        ret = step()
-        sync(dev)
-        t1 = time.perf_counter()
-        warm.append(t1 - t0)
-        if loss_first is None:
-            loss_first = _read_losses(name, read_loss, ret, "first")  # outside the timed region
-        w = warmup_window(warm[-1])
-        n = len(warm)
-        if n >= WARMUP_MIN_STEPS and n >= 2 * w:
-            recent = median(warm[-w:])
-            before = median(warm[-2 * w:-w])
-            if abs(recent - before) <= WARMUP_TOLERANCE * before:
-                break
-        if n >= WARMUP_MIN_STEPS and (t1 - case_start) >= warmup_budget:
-            break
-    # "median warm-up step time" = median of the last w warm-up steps (the settled window)
-    warm_median = median(warm[-warmup_window(warm[-1]):])
+    warm, loss_first = _warm_up(name, step, dev, read_loss, case_start, WARMUP_MAX_FRACTION * max_time)
+    warm_median = warm.recent_median()
     steps_per_sample = max(1, math.ceil(MIN_SAMPLE_SECONDS / warm_median)) if warm_median > 0 else 1
-    while steps_per_sample > 1 and (steps_per_sample - 1) * warm_median >= MIN_SAMPLE_SECONDS:
-        steps_per_sample -= 1  # guard against float rounding in ceil
     warmup_seconds = time.perf_counter() - case_start
     if verbose:
-        print(f"[{name}] warm-up: {len(warm)} steps in {warmup_seconds:.2f} s, "
+        print(f"[{name}] warm-up: {len(warm.steps)} steps in {warmup_seconds:.2f} s, "
               f"median step {warm_median * 1e3:.3f} ms -> steps_per_sample={steps_per_sample}",
               flush=True)
 
-    # ---- sampling: K steps back-to-back, synchronise, time / K ----
-    samples = []          # in order of measurement
-    sorted_samples = []   # kept sorted for the median / CI
-    noisy = False
+    # sampling: K steps back to back, synchronise, time / K, until the Stopper says so
+    stopper = Stopper(ci_target, min_samples, min_time, max(0.0, max_time - warmup_seconds))
     sample_start = time.perf_counter()
     last_ret = None
     while True:
@@ -650,53 +553,48 @@ def measure(name: str, step, dev: torch.device, ci_target: float, min_samples: i
             last_ret = step()
         sync(dev)
         t1 = time.perf_counter()
-        s = (t1 - t0) / steps_per_sample
-        samples.append(s)
-        bisect.insort(sorted_samples, s)
-        n = len(samples)
-        if n >= min_samples and (t1 - sample_start) >= min_time:
-            med = median_sorted(sorted_samples)
-            lo, hi = median_ci(sorted_samples)
-            if lo is not None and 0.5 * (hi - lo) <= ci_target * med:
-                break
-        if (t1 - case_start) >= max_time:
-            noisy = True
+        stopper.add((t1 - t0) / steps_per_sample, t1 - sample_start)
+        if stopper.should_stop():
             break
     sampling_seconds = time.perf_counter() - sample_start
-
     loss_last = _read_losses(name, read_loss, last_ret, "last")
-
-    med = median_sorted(sorted_samples)
-    lo, hi = median_ci(sorted_samples)
-    if lo is None:
-        noisy = True  # too few samples for a CI
-    mean = sum(samples) / len(samples)
+    samples = stopper.samples
+    ordered = sorted(samples)
+    lo, hi = median_ci(ordered)
     if verbose:
         print(f"[{name}] loss first step {_fmt_losses(loss_first)}, last step "
               f"{_fmt_losses(loss_last)}; {len(samples)} samples in {sampling_seconds:.2f} s",
               flush=True)
-
     extra = {}
     for k in loss_first:
         if k != "loss":
             extra[f"{k}_first"] = loss_first[k]
             extra[f"{k}_last"] = loss_last[k]
     return {
-        "median_s": med,
-        "ci_low_s": lo,
-        "ci_high_s": hi,
-        "mean_s": mean,
-        "n_samples": len(samples),
-        "steps_per_sample": steps_per_sample,
-        "noisy": noisy,
-        "samples": samples,
-        "loss_first": loss_first["loss"],
-        "loss_last": loss_last["loss"],
-        "warmup_steps": len(warm),
-        "warmup_s": warmup_seconds,
-        "sampling_s": sampling_seconds,
+        "median_s": median(ordered), "ci_low_s": lo, "ci_high_s": hi, "mean_s": sum(samples) / len(samples),
+        "n_samples": len(samples), "steps_per_sample": steps_per_sample,
+        "noisy": lo is None or not stopper.target_met(), "samples": samples,
+        "loss_first": loss_first["loss"], "loss_last": loss_last["loss"],
+        "warmup_steps": len(warm.steps), "warmup_s": warmup_seconds, "sampling_s": sampling_seconds,
         "extra_losses": extra,
     }
+
+
+def _warm_up(name: str, step, dev: torch.device, read_loss, case_start: float, budget_s: float):
+    """One synchronised step at a time until the WarmupDetector calls the times stable, or the
+    warm-up's share of the case's time is spent. Returns the detector and the first step's losses."""
+    warm = WarmupDetector(min_steps=WARMUP_MIN_STEPS)
+    loss_first = None
+    while True:
+        t0 = time.perf_counter()
+        ret = step()
+        sync(dev)
+        t1 = time.perf_counter()
+        warm.add(t1 - t0)
+        if loss_first is None:
+            loss_first = _read_losses(name, read_loss, ret, "first")  # outside the timed region
+        if warm.stable() or (len(warm.steps) >= WARMUP_MIN_STEPS and t1 - case_start >= budget_s):
+            return warm, loss_first
 
 
 def case_record(name: str, batch_size: int, timing: dict, n_params: int, optimizer: str,
