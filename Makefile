@@ -77,6 +77,8 @@ fuzz:
 # ASAN_CXX). By default only the torch-free unit tests (ASAN_TESTS): building the torch targets under
 # ASan takes very long on a small machine. Add unit_torch_tests to ASAN_TESTS to include them.
 ASAN_TESTS ?= unit_core_tests unit_telemetry_tests unit_results_tests unit_profile_tests
+# Wall-clock claims (Timing.*) and Slow/* stay out, as in `make test`: a sanitized build is slow.
+ASAN_TEST_FILTER = -Timing.*:Slow/*
 ASAN_CXX   ?= g++
 FUZZ_REPLAYS = replay_idx replay_cifar replay_text replay_results_json replay_parsers replay_history
 build-asan/build.ninja:
@@ -94,7 +96,7 @@ test-asan: build-asan/build.ninja
 	@set -e; for t in $(ASAN_TESTS); do \
 	  echo "== $$t (ASan + UBSan)"; \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    ./build-asan/tests/$$t --gtest_brief=1; \
+	    ./build-asan/tests/$$t --gtest_brief=1 --gtest_filter='$(ASAN_TEST_FILTER)'; \
 	done
 
 # The fuzz targets' saved inputs (fuzz/corpus/, tests/data/fuzz/) replayed once each under ASan +
