@@ -332,7 +332,9 @@ def help_options(binary, command):
     """(option, type) for every option in `accelbench COMMAND --help`."""
     out = subprocess.run([binary] + command.split() + ["--help"], capture_output=True, text=True).stdout
     opts = []
-    options = out.split("Options:", 1)[-1].split("\n\n", 1)[0]
+    # Every options block: "Options:" (--help) and the purpose headings after it ("What to measure:",
+    # "Telemetry:", ...), up to the subcommands' list.
+    options = out.split("Options:", 1)[-1].split("Subcommands:", 1)[0]
     for m in re.finditer(r"^  (?:-\w,)?(--[\w-]+)(?:,-{1,2}[\w-]+)*(?:\s+(TEXT|INT|UINT|FLOAT|\[\w+\]))?", options, re.M):
         if m.group(1) != "--help":
             opts.append((m.group(1), m.group(2) or "FLAG"))
@@ -897,6 +899,8 @@ def main():
     ap.add_argument("-k", "--filter", default="")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--no-signals", action="store_true", help="leave out the signal and concurrency cases")
+    ap.add_argument("--min-cases", type=int, default=0,
+                    help="fail when fewer cases are planned (before -k and --permission-cases)")
     a = ap.parse_args()
     binary = os.path.abspath(a.binary)
     if not os.access(binary, os.X_OK):
@@ -917,8 +921,14 @@ def main():
         fixtures = make_fixtures(root, binary)
         runner = Runner(binary, fixtures, root)
         cases, uncovered = option_cases(binary)
+        from_help = len(cases)
         cases += file_cases(os.geteuid() == 0)
         cases += hidden_cases()
+        if len(cases) < a.min_cases:
+            print(f"matrix: {len(cases)} cases ({from_help} from the commands' --help), fewer than --min-cases "
+                  f"{a.min_cases}: the help's options were not all read")
+            return 1
+        print(f"matrix: {len(cases)} cases planned, {from_help} of them from the commands' --help")
         cases = [c for c in cases if a.filter in c.name]
         if a.permission_cases != "include":
             only = a.permission_cases == "only"

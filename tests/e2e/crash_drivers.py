@@ -566,6 +566,10 @@ def repetition(binary, template, root, rep, writers):
         problems.append("no prune ran beside the writers")
     if writers_strays(d):
         problems.append(f"temporary files left: {writers_strays(d)}")
+    # A store holds the history for milliseconds against a wait of seconds: most writers store. A
+    # history that refused them all ("was not stored", each said in one line) is the fault to catch.
+    if stored_ok < max(1, writers // 2):
+        problems.append(f"only {stored_ok} of {writers} writers stored their run")
     return problems, stored_ok
 
 
