@@ -2,8 +2,8 @@
 # Are the next-run ranges right on a CUDA host? SERIES series (default 3) of RUNS back-to-back runs
 # (default 5) of
 #   accelbench run --quick --devices cpu,cuda --models mlp,cnn,transformer --json RUN.json
-# each series from an empty history of its own (OUT_DIR/series-K); series PY_SERIES (default 3; 0:
-# none) adds --impl cpp,python (the Python loop's cases and speed-ups beside the C++ engine's). Then
+# each series from an empty history of its own (OUT_DIR/series-K); the series PY_SERIES lists (default 3;
+# "1 2 3": all; 0: none) add --impl cpp,python (the Python loop's cases and speed-ups beside the C++ engine's). Then
 # bench/interval_calibration.py judges each series' cases and speed-ups (series-K/calibration-all.txt,
 # and the first run alone against all: calibration-first.txt), and bench/interval_acceptance.py all
 # series at once (OUT_DIR/acceptance.txt): for every case and speed-up the mean coverage (at least 90%
@@ -25,7 +25,7 @@ for k in $(seq 1 "$SERIES"); do
   export ACCELBENCH_DB=$dir/history.db
   [[ -s $dir/run1.json ]] || rm -f "$ACCELBENCH_DB"
   impl=()
-  (( k == PY_SERIES )) && impl=(--impl cpp,python)
+  [[ " $PY_SERIES " == *" $k "* ]] && impl=(--impl cpp,python)
   runs=()
   for i in $(seq 1 "$RUNS"); do
     if [[ -s $dir/run$i.json ]]; then runs+=("$dir/run$i.json"); continue; fi
@@ -37,10 +37,11 @@ for k in $(seq 1 "$SERIES"); do
       --json "$dir/run$i.json" > "$dir/run$i.txt" 2> "$dir/run$i.err"
     [[ -s $dir/run$i.json ]] && runs+=("$dir/run$i.json")
   done
-  (( ${#runs[@]} >= 2 )) || { echo "$0: series $k: fewer than two runs wrote their JSON" >&2; exit 1; }
+  (( ${#runs[@]} >= 2 )) || { echo "$0: series $k: fewer than two runs wrote their JSON: not judged" >&2; continue; }
   "$PY" bench/interval_calibration.py "${runs[@]}" > "$dir/calibration-all.txt"
   "$PY" bench/interval_calibration.py --judge 1 "${runs[@]}" > "$dir/calibration-first.txt"
   dirs+=("$dir")
 done
+(( ${#dirs[@]} )) || { echo "$0: no series of two runs or more to judge" >&2; exit 1; }
 "$PY" bench/interval_acceptance.py "${dirs[@]}" | tee "$OUT/acceptance.txt"
 echo "done in $(( $(date +%s) - T0 )) s: $OUT"

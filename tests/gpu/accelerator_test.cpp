@@ -218,8 +218,7 @@ TEST(Gpu, Float16LossScalingCountsSkippedStepsInParity) {
                                       short_measurement(), 5);
   ASSERT_TRUE(trace.error.empty()) << trace.error;
   EXPECT_EQ(trace.losses.size(), 5u);
-  EXPECT_GE(trace.skipped_steps, 0);
-  EXPECT_LT(trace.skipped_steps, 5);
+  EXPECT_LT(trace.skipped_steps, 5);  // not every step skipped: the scale finds a finite range
   ASSERT_TRUE(trace.grad_norm.has_value());
   EXPECT_TRUE(std::isfinite(*trace.grad_norm));
 }

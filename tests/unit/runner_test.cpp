@@ -7,6 +7,7 @@
 
 #include "device/device.h"
 #include "engine/case_measurement.h"
+#include "engine/parity.h"
 #include "workloads/workload.h"
 
 using namespace accelbench;
@@ -35,6 +36,32 @@ class DivergingWorkload : public Workload {
       }
       void backward(const at::Tensor& l) override { l.backward(); }
       void optimizer_step() override { w.mutable_grad().reset(); }
+      double evaluation_loss() override { return 1.0; }
+      std::int64_t parameter_count() const override { return 1; }
+      std::string data_source() const override { return "none"; }
+      bool synthetic_data() const override { return true; }
+      std::string optimizer_description() const override { return "none"; }
+    };
+    return std::make_unique<Task>();
+  }
+};
+
+// A workload whose loss scaling "skips" the optimizer step on steps 2 and 4 of every run (as a
+// float16 scaler does on Inf/NaN gradients): parity must count exactly those.
+class SkippingWorkload : public Workload {
+ public:
+  WorkloadInfo info() const override { return {"skipping", "test", 100, "samples", 1, 1}; }
+  std::unique_ptr<TrainingTask> build(const WorkloadOptions&) const override {
+    struct Task : TrainingTask {
+      int steps = 0;
+      at::Tensor w = torch::ones({1}, torch::requires_grad());
+      at::Tensor forward_loss() override { return (w * 2).sum(); }
+      void backward(const at::Tensor& l) override { l.backward(); }
+      void optimizer_step() override {
+        ++steps;
+        w.mutable_grad().reset();
+      }
+      bool last_step_skipped() override { return steps == 2 || steps == 4; }
       double evaluation_loss() override { return 1.0; }
       std::int64_t parameter_count() const override { return 1; }
       std::string data_source() const override { return "none"; }
@@ -197,4 +224,30 @@ TEST(Runner, ShortStepsAreGroupedIntoSamples) {
   // Steps of ~1 ms (more when the machine is busy and sleeps overshoot) against 20 ms samples.
   EXPECT_GE(r.steps_per_sample, 2);
   EXPECT_GE(r.stats.median * r.steps_per_sample, 0.5 * o.settings.min_sample_time_s);
+}
+
+TEST(Runner, ParityCountsTheStepsLossScalingSkipped) {
+  auto cpu = open_device("cpu");
+  SkippingWorkload w;
+  const auto trace = train_for_parity({"skipping", "cpu", "float32", 1, 0}, w, *cpu, quick(), 5);
+  ASSERT_TRUE(trace.error.empty()) << trace.error;
+  EXPECT_EQ(trace.losses.size(), 5u);
+  EXPECT_EQ(trace.skipped_steps, 2);
+}
+
+// --full-epoch: after sampling, each repeat trains one real epoch (samples_per_epoch / batch steps,
+// rounded up) end to end; a step sleeps 1 ms, so an epoch of 10 steps takes at least 10 ms.
+TEST(Runner, FullEpochTimesWholeEpochsOfTheWorkloadsSteps) {
+  auto cpu = open_device("cpu");
+  SleepyWorkload w;
+  auto o = quick();
+  o.settings.full_epoch = true;
+  o.settings.epoch_repeats = 3;
+  const auto r = measure_case({"sleepy", "cpu", "float32", 12, 0}, w, *cpu, o);  // ceil(100 / 12) = 9 steps
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.epoch_s_all.size(), 3u);
+  for (double e : r.epoch_s_all) EXPECT_GE(e, 9 * 0.001);
+  ASSERT_TRUE(r.epoch_s_measured.has_value());
+  EXPECT_GE(*r.epoch_s_measured, *std::min_element(r.epoch_s_all.begin(), r.epoch_s_all.end()));
+  EXPECT_LE(*r.epoch_s_measured, *std::max_element(r.epoch_s_all.begin(), r.epoch_s_all.end()));
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -205,6 +206,45 @@ TEST(Suite, RoundsAreInterleavedAcrossCases) {
   run_suite(req, run2, seq, parity, printer);
   EXPECT_EQ(seq.calls, (std::vector<std::string>{"mlp/cpu", "mlp/cpu", "mlp/cpu", "mlp/cpu", "jumpy/cpu", "jumpy/cpu",
                                                  "jumpy/cpu", "jumpy/cpu", "fail/cpu"}));
+}
+
+namespace {
+// The times between one measurement's end and the next one's start, with --cooldown 0.05 s.
+std::vector<double> gaps_between_measurements(bool rounds) {
+  struct ClockMeasurer : RoundRecorder {
+    std::vector<std::chrono::steady_clock::time_point> starts, ends;
+    CaseResult measure(const CaseSpec& spec, const MeasureOptions& options, const ProgressFn& p) override {
+      starts.push_back(std::chrono::steady_clock::now());
+      auto r = RoundRecorder::measure(spec, options, p);
+      ends.push_back(std::chrono::steady_clock::now());
+      return r;
+    }
+  } m;
+  ScriptedParity parity;
+  RecordingPrinter printer;
+  RunResult run;
+  SuiteRequest req;
+  for (const auto* w : {"mlp", "cnn", "transformer"}) req.plan.cases.push_back(CaseSpec{w, "cpu", "float32", 64, 0});
+  req.max_per_case_s = 30;
+  req.cooldown_s = 0.05;
+  if (rounds) req.rounds = RoundsPolicy{2, 2};
+  run_suite(req, run, m, parity, printer);
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < m.starts.size(); ++i)
+    gaps.push_back(std::chrono::duration<double>(m.starts[i] - m.ends[i - 1]).count());
+  return gaps;
+}
+}  // namespace
+
+// --cooldown pauses between every two measurements, cases measured whole or in rounds (a sleep
+// never ends early: the lower bound holds on a loaded machine).
+TEST(Suite, CooldownPausesBetweenEveryTwoMeasurements) {
+  const auto whole = gaps_between_measurements(false);
+  ASSERT_EQ(whole.size(), 2u);
+  for (double g : whole) EXPECT_GE(g, 0.05);
+  const auto in_rounds = gaps_between_measurements(true);
+  ASSERT_EQ(in_rounds.size(), 5u);
+  for (double g : in_rounds) EXPECT_GE(g, 0.05);
 }
 
 namespace {

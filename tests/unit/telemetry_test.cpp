@@ -946,3 +946,29 @@ TEST(TelemetryJson, EnergyMethodFieldsRoundTripAndOldFilesStillRead) {
   EXPECT_FALSE(back.channels[0].energy_update_period_s);
   EXPECT_DOUBLE_EQ(*back.energy_j.value, 150);
 }
+
+// Which sources a case reads, by its device's type: an MPS case reads IOReport's GPU energy on
+// macOS and no accelerator source elsewhere (never the "no energy source for mps devices" of an
+// unknown type); a device type accelbench has no source for gets one unavailable source saying
+// so; every case reads the process's memory.
+namespace {
+int sources_with_role(const std::vector<TelemetrySourcePtr>& sources, const std::string& role) {
+  return static_cast<int>(std::count_if(sources.begin(), sources.end(), [&](const auto& s) { return s->role() == role; }));
+}
+}  // namespace
+
+TEST(CaseSources, AnMpsCaseReadsAppleGpuEnergyAndAnUnknownTypeSaysWhyNot) {
+  const auto mps = telemetry_sources_for("mps:0");
+  EXPECT_EQ(sources_with_role(mps, "process"), 1);
+#ifdef __APPLE__
+  EXPECT_EQ(sources_with_role(mps, "accelerator"), 1);
+#else
+  EXPECT_EQ(sources_with_role(mps, "accelerator"), 0);
+#endif
+  const auto xpu = telemetry_sources_for("xpu:0");
+  ASSERT_EQ(sources_with_role(xpu, "accelerator"), 1);
+  const auto it = std::find_if(xpu.begin(), xpu.end(), [](const auto& s) { return s->role() == "accelerator"; });
+  EXPECT_FALSE((*it)->available());
+  EXPECT_NE((*it)->unavailable_reason().find("no energy or power source for xpu devices"), std::string::npos);
+  EXPECT_EQ(sources_with_role(telemetry_sources_for("cpu"), "accelerator"), 0);
+}
