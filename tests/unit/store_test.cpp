@@ -619,6 +619,35 @@ TEST(StoreDamagedRows, RefusedDatabaseLeavesNoConnectionOpen) {
   fs::remove_all(dir);
 }
 
+// A history written by an earlier release (cad54fd, schema 3: two quick mlp runs on a 2-core CPU,
+// the second beside two busy loops, whose warning said "timings may be DISTORTED") opens at the
+// current schema: both runs and their cases read back, the loaded run marked from its stored
+// warning and the idle one not, and a new run goes in after them.
+TEST(StoreReleases, AHistoryOfAnEarlierReleaseMigratesWithItsRunsAndTheirMarks) {
+  const auto dir = fresh_dir("release");
+  const auto db = (dir / "h.db").string();
+  fs::copy_file(std::string(ACCELBENCH_TEST_DATA) + "/history-cad54fd.db", db);
+  HistoryStore store(db);
+  EXPECT_EQ(store.schema_version(), kHistorySchemaVersion);
+  const auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].git_commit.substr(0, 7), "cad54fd");
+  EXPECT_EQ(runs[0].distorted_by, "");
+  EXPECT_FALSE(runs[1].distorted_by.empty());  // the stored warning names no check: "a machine check"
+  for (const auto& r : runs) {
+    const auto typed = store.load_run(r.id);
+    ASSERT_EQ(typed.cases.size(), 1u);
+    EXPECT_EQ(typed.cases[0].spec.workload, "mlp");
+    EXPECT_GE(typed.cases[0].samples.size(), 5u);
+    EXPECT_GT(typed.cases[0].stats.median, 0);
+  }
+  const auto points = store.case_history();
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[1].distorted_by, runs[1].distorted_by);
+  EXPECT_GT(store.save_run(make_run()).id, runs[1].id);
+  fs::remove_all(dir);
+}
+
 // Found by fuzz_history: a database whose schema SQL is damaged made SQLite's message quote that SQL,
 // newlines and all; the error was several lines. The input is the fuzzer's, kept in tests/data/fuzz.
 TEST(StoreDamagedRows, FuzzFindingSqliteMessageIsOneLine) {
