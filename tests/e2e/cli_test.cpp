@@ -282,8 +282,9 @@ TEST(Cli, QuickRunOnCpuWritesValidJsonForAllThreeModels) {
 
 // Time promises: a case whose step is too long for its time takes as many samples as fit (at
 // least one) and no round that cannot fit what the budget leaves, and says so. An mlp step of
-// 0.4-1.6 s on 2 cores (width 16384, batch 2048); with the floor of 3 samples after 3 warm-up
-// steps in each of 2 rounds it takes >= 3 s, so the second round cannot fit a 2 s budget.
+// width 16384 and batch 2048 on one thread (160 GFLOP: seconds on one core of a 2-core VM, above
+// 0.2 s on any core below 800 GFLOP/s); with the floor of 3 samples after 3 warm-up steps in
+// each of 2 rounds it takes >= 2.4 s, so the second round cannot fit a 2 s budget on any host.
 namespace {
 struct CannotFitRun {
   Result cli;
@@ -292,8 +293,8 @@ struct CannotFitRun {
 CannotFitRun run_case_that_cannot_fit(const accelbench::testing::TempDir& dir) {
   const auto path = dir.file("run.json");
   CannotFitRun out;
-  out.cli = run_cli("run --models mlp --width 16384 --batch-size 2048 --devices cpu --max-time-per-case 2s --budget 2s "
-                    "--rounds 2 --no-save --json " + path);
+  out.cli = run_cli("run --models mlp --width 16384 --batch-size 2048 --threads 1 --devices cpu --max-time-per-case 2s "
+                    "--budget 2s --rounds 2 --no-save --json " + path);
   std::ifstream in(path);
   if (in) out.json = nlohmann::json::parse(in);
   return out;
