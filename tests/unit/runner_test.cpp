@@ -22,25 +22,30 @@ MeasureOptions quick() {
   return o;
 }
 
+// A task of one weight whose step does nothing a test would time; the workloads below change one part.
+struct OneWeightTask : TrainingTask {
+  at::Tensor w = torch::ones({1}, torch::requires_grad());
+  at::Tensor forward_loss() override { return (w * 2).sum(); }
+  void backward(const at::Tensor& l) override { l.backward(); }
+  void optimizer_step() override { w.mutable_grad().reset(); }
+  double evaluation_loss() override { return 1.0; }
+  std::int64_t parameter_count() const override { return 1; }
+  std::string data_source() const override { return "none"; }
+  bool synthetic_data() const override { return true; }
+  std::string optimizer_description() const override { return "none"; }
+};
+
 // A workload whose loss turns NaN after a few steps.
 class DivergingWorkload : public Workload {
  public:
   WorkloadInfo info() const override { return {"diverging", "test", 100, "samples", 1, 1}; }
   std::unique_ptr<TrainingTask> build(const WorkloadOptions&) const override {
-    struct Task : TrainingTask {
+    struct Task : OneWeightTask {
       int n = 0;
-      at::Tensor w = torch::ones({1}, torch::requires_grad());
       at::Tensor forward_loss() override {
         ++n;
         return n > 4 ? (w * std::numeric_limits<float>::quiet_NaN()).sum() : (w * 2).sum();
       }
-      void backward(const at::Tensor& l) override { l.backward(); }
-      void optimizer_step() override { w.mutable_grad().reset(); }
-      double evaluation_loss() override { return 1.0; }
-      std::int64_t parameter_count() const override { return 1; }
-      std::string data_source() const override { return "none"; }
-      bool synthetic_data() const override { return true; }
-      std::string optimizer_description() const override { return "none"; }
     };
     return std::make_unique<Task>();
   }
@@ -52,21 +57,13 @@ class SkippingWorkload : public Workload {
  public:
   WorkloadInfo info() const override { return {"skipping", "test", 100, "samples", 1, 1}; }
   std::unique_ptr<TrainingTask> build(const WorkloadOptions&) const override {
-    struct Task : TrainingTask {
+    struct Task : OneWeightTask {
       int steps = 0;
-      at::Tensor w = torch::ones({1}, torch::requires_grad());
-      at::Tensor forward_loss() override { return (w * 2).sum(); }
-      void backward(const at::Tensor& l) override { l.backward(); }
       void optimizer_step() override {
         ++steps;
-        w.mutable_grad().reset();
+        OneWeightTask::optimizer_step();
       }
       bool last_step_skipped() override { return steps == 2 || steps == 4; }
-      double evaluation_loss() override { return 1.0; }
-      std::int64_t parameter_count() const override { return 1; }
-      std::string data_source() const override { return "none"; }
-      bool synthetic_data() const override { return true; }
-      std::string optimizer_description() const override { return "none"; }
     };
     return std::make_unique<Task>();
   }
@@ -196,19 +193,11 @@ class SleepyWorkload : public Workload {
  public:
   WorkloadInfo info() const override { return {"sleepy", "test", 100, "samples", 1, 1}; }
   std::unique_ptr<TrainingTask> build(const WorkloadOptions&) const override {
-    struct Task : TrainingTask {
-      at::Tensor w = torch::ones({1}, torch::requires_grad());
+    struct Task : OneWeightTask {
       at::Tensor forward_loss() override {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
         return (w * 2).sum();
       }
-      void backward(const at::Tensor& l) override { l.backward(); }
-      void optimizer_step() override { w.mutable_grad().reset(); }
-      double evaluation_loss() override { return 1.0; }
-      std::int64_t parameter_count() const override { return 1; }
-      std::string data_source() const override { return "none"; }
-      bool synthetic_data() const override { return true; }
-      std::string optimizer_description() const override { return "none"; }
     };
     return std::make_unique<Task>();
   }
