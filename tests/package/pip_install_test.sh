@@ -65,7 +65,7 @@ version=$(PATH=$run_path "$env/bin/accelbench" --version) || fail "--version"
 torch_built=$("$py" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["torch_version"])' "$site/accelbench/build.json")
 [[ $version == "accelbench "*"built against torch $torch_built"* ]] || fail "--version: $version"
 echo "$version"
-PATH=$run_path ACCELBENCH_DB="$tmp/doctor.db" "$env/bin/accelbench" doctor >"$tmp/doctor.txt" 2>&1 || true
+PATH=$run_path COLUMNS=400 ACCELBENCH_DB="$tmp/doctor.db" "$env/bin/accelbench" doctor >"$tmp/doctor.txt" 2>&1 || true
 grep -q "^engine       $site/accelbench/accelbench-engine\$" "$tmp/doctor.txt" || fail "doctor's engine line: $(cat "$tmp/doctor.txt")"
 grep -q "^torch build  built against $torch_built (.*); loaded $torch_built (.*) from $site/torch/lib\$" "$tmp/doctor.txt" \
   || fail "doctor's torch line: $(grep -i torch "$tmp/doctor.txt")"
