@@ -3,7 +3,7 @@
 # the Homebrew formula, and the configuration stops (FATAL_ERROR after all four are checked).
 # tests/package/dependency_check/ configures this file alone against a bogus prefix.
 
-# name;find_package arguments;Debian package;Homebrew formula
+# name|find_package arguments|Debian package|Homebrew formula
 set(_accelbench_dependencies
   "CLI11|CLI11 CONFIG QUIET|libcli11-dev|cli11"
   "nlohmann-json|nlohmann_json 3.10 QUIET|nlohmann-json3-dev|nlohmann-json"
@@ -28,6 +28,6 @@ function(accelbench_find_build_dependencies)
     endif()
   endforeach()
   if(missing GREATER 0)
-    message(FATAL_ERROR "accelbench: ${missing} build dependencies missing (above); install them and configure again")
+    message(FATAL_ERROR "accelbench: build dependencies missing: ${missing} (above); install them and configure again")
   endif()
 endfunction()

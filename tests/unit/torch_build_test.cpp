@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
 
 #include <unistd.h>
@@ -11,6 +12,10 @@
 #include "core/torch_build.h"
 
 using namespace accelbench;
+
+namespace accelbench {
+void PrintTo(const TorchBuild& b, std::ostream* os) { *os << b.describe(); }  // a failure shows "2.13.0+cpu (CPU)"
+}  // namespace accelbench
 
 namespace {
 std::string version_file(const std::string& version, const std::string& cuda, const std::string& hip = "None") {
