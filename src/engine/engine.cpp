@@ -119,7 +119,7 @@ TorchRuntime torch_runtime() {
   t.build_config = at::show_config();
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&at::get_num_threads), &info) != 0 && info.dli_fname)
-    t.library_dir = std::filesystem::path(info.dli_fname).parent_path().string();
+    t.library_dir = std::filesystem::path(info.dli_fname).lexically_normal().parent_path().string();
   return t;
 }
 
