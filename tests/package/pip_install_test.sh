@@ -3,7 +3,8 @@
 # uninstall, checked:
 #   1. ENV_DIR: a virtual environment (made when absent, from the base interpreter of SOURCE/.venv,
 #      without system site-packages) with the torch of SOURCE/.venv installed by pip (this machine:
-#      its wheel from pip's find-links) and scikit-build-core; an ENV_DIR that exists is used as it is;
+#      its wheel from pip's find-links; a clone without .venv: PIP_TEST_TORCH, default torch, under
+#      python3) and scikit-build-core; an ENV_DIR that exists is used as it is;
 #   2. the list of the environment's files, then `pip install --no-build-isolation SOURCE` (the
 #      build folder ENV_DIR/../pip-build kept for the next run; ccache when there is one);
 #   3. from another folder, with a PATH without the environment: `accelbench --version` names the
@@ -23,12 +24,17 @@ fail() { echo "pip_install_test: FAIL: $*"; exit 1; }
 step() { echo "pip_install_test: $* ($(date +%T))"; }
 
 if [[ ! -x $env/bin/python ]]; then
-  torch_version=$("$src/.venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))') \
-    || fail "no torch in $src/.venv (make build makes it)"
-  base=$("$src/.venv/bin/python" -c 'import sys; print(sys._base_executable)')
-  step "a fresh virtual environment $env ($base) with torch==$torch_version and scikit-build-core"
+  # The torch of SOURCE/.venv (make build's) and its interpreter; without one, PIP_TEST_TORCH
+  # (default: torch) under python3.
+  torch_spec=${PIP_TEST_TORCH:-torch} base=python3
+  if [[ -z ${PIP_TEST_TORCH:-} && -x $src/.venv/bin/python ]]; then
+    torch_spec="torch==$("$src/.venv/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))')" \
+      || fail "no torch in $src/.venv"
+    base=$("$src/.venv/bin/python" -c 'import sys; print(sys._base_executable)')
+  fi
+  step "a fresh virtual environment $env ($base) with $torch_spec and scikit-build-core"
   "$base" -m venv "$env"
-  "$env/bin/python" -m pip install -q "torch==$torch_version" scikit-build-core 2>&1 | grep -v "is ignored: it is neither" || true
+  "$env/bin/python" -m pip install -q "$torch_spec" scikit-build-core 2>&1 | grep -v "is ignored: it is neither" || true
 fi
 py=$env/bin/python
 "$py" -c 'import importlib.util as u, sys; sys.exit(0 if u.find_spec("torch") and u.find_spec("scikit_build_core") else 1)' \
