@@ -14,8 +14,9 @@ if(SKBUILD)
                   OUTPUT_VARIABLE _accelbench_torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
                   ERROR_QUIET RESULT_VARIABLE _accelbench_torch_rc)
   if(NOT _accelbench_torch_rc EQUAL 0)
-    message(FATAL_ERROR "accelbench: ${Python_EXECUTABLE} cannot import torch: install torch into this "
-                        "environment, then `pip install --no-build-isolation .` (an isolated build has no torch)")
+    message(FATAL_ERROR "accelbench: the build's Python (${Python_EXECUTABLE}) cannot import torch: build with "
+                        "`pip install --no-build-isolation .` in the environment that holds torch (an isolated "
+                        "build has none)")
   endif()
   set(Torch_DIR "${_accelbench_torch_prefix}/Torch" CACHE PATH "The torch of the interpreter pip runs" FORCE)
 endif()
