@@ -8,7 +8,7 @@ ARGS        ?=
 # Point at another libtorch with TORCH_PREFIX=/path/to/libtorch (skips the .venv torch).
 TORCH_PREFIX ?=
 
-.PHONY: all setup configure build run test test-timing test-all clean fuzz test-asan test-replay test-sanitizers install
+.PHONY: all setup configure build run test test-timing test-all test-pip clean fuzz test-asan test-replay test-sanitizers install
 
 all: build
 
@@ -42,6 +42,16 @@ test: build
 	@bash scripts/setup.sh --tests
 	cd $(BUILD) && ctest --output-on-failure --timeout 600 -LE 'slow|gpu|timing'
 	@$(MAKE) --no-print-directory test-sanitizers
+
+# pip install --no-build-isolation . into a scratch virtual environment (PIP_TEST_ENV: made when
+# absent, with .venv's torch installed by pip; kept, with its build folder beside it, for the next
+# run), a quick run of both loops from the installed command in another folder, and the uninstall
+# leaving the environment's files as they were (tests/package/pip_install_test.sh; the test
+# PipInstall, label slow). PIP_TEST_ENV=/path/to/env tests another environment that has torch and
+# scikit-build-core.
+PIP_TEST_ENV ?= $(BUILD)/pip-test/env
+test-pip: setup
+	bash tests/package/pip_install_test.sh . "$(PIP_TEST_ENV)"
 
 # Wall-clock claims (label `timing`): meaningful on a quiet machine only, so CI does not gate on them.
 test-timing: build

@@ -13,23 +13,12 @@
 # the C++ API is cmake/accelbench-package.cmake's. These rules are the component `tool`
 # (cmake --install build --component tool: the tool alone).
 include(GNUInstallDirs)
+include(cmake/accelbench-docs.cmake)
 
 # The installed binary keeps the path to the libtorch it was linked against (a pip wheel's lib/:
 # TORCH_LIBRARY's folder, which holds libc10 and libtorch_cpu too) and to other linked folders.
 get_filename_component(ACCELBENCH_TORCH_LIB_DIR "${TORCH_LIBRARY}" DIRECTORY)
 set_target_properties(accelbench_engine PROPERTIES INSTALL_RPATH "${ACCELBENCH_TORCH_LIB_DIR}" INSTALL_RPATH_USE_LINK_PATH TRUE)
-
-set(ACCELBENCH_SHARE_OUT ${CMAKE_BINARY_DIR}/share)
-set(ACCELBENCH_DOC_FILES
-  ${ACCELBENCH_SHARE_OUT}/man/man1/accelbench.1
-  ${ACCELBENCH_SHARE_OUT}/bash-completion/completions/accelbench
-  ${ACCELBENCH_SHARE_OUT}/zsh/site-functions/_accelbench
-  ${ACCELBENCH_SHARE_OUT}/fish/vendor_completions.d/accelbench.fish)
-add_custom_command(OUTPUT ${ACCELBENCH_DOC_FILES}
-  COMMAND accelbench _docs --out ${ACCELBENCH_SHARE_OUT}
-  DEPENDS accelbench accelbench_engine  # the launcher execs the engine, whose commands they document
-  COMMENT "accelbench: man page and shell completions from the commands")
-add_custom_target(accelbench_docs ALL DEPENDS ${ACCELBENCH_DOC_FILES})
 
 install(TARGETS accelbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)
 install(TARGETS accelbench_engine RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/accelbench COMPONENT tool)

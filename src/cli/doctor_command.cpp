@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include <iostream>
-
 #include "cli/commands.h"
+#include "cli/doctor_install.h"
 #include "cli/option_checks.h"
 #include "core/build_info.h"
 #include "core/durations.h"
@@ -21,7 +21,6 @@
 #include "core/peak_records.h"
 
 #include <unistd.h>
-
 #include <memory>
 #include <optional>
 
@@ -112,6 +111,7 @@ int execute_doctor(bool verbose, int threads) {
   const auto torch = engine::torch_runtime();
   std::string out = fmt::format("accelbench   {} ({})\n", accelbench_version(), accelbench_git_commit());
   out += fmt::format("torch        {} (libtorch headers {}.{})\n", torch.version, torch.headers_major, torch.headers_minor);
+  out += installation_lines(torch.library_dir);
   out += fmt::format("host         {} | {} | {} {}\n", h.host, h.os, h.kernel, h.arch);
   out += fmt::format("CPU          {} | {} cores, {} logical | vector ISA {} | RAM {}\n", h.cpu_model, h.physical_cores,
                      h.logical_cores, torch.cpu_capability, format_bytes(static_cast<double>(h.memory_bytes)));

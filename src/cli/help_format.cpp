@@ -42,6 +42,8 @@ std::string environment_help() {
                             fashion_mnist) +
          "                           overrides it\n"
          "  XDG_DATA_HOME            where the history lives when ACCELBENCH_DB is not set\n"
+         "  ACCELBENCH_PYTHON        the Python cases' interpreter when --python names none (the\n"
+         "                           pip-installed command sets it to its environment's python)\n"
          "  COLUMNS                  output width (default: the terminal's, 100 when not a terminal)\n"
          "  NO_COLOR                 no colour (colour is used only on a terminal)\n"
          "  OMP_NUM_THREADS, MKL_NUM_THREADS, CUDA_LAUNCH_BLOCKING, PYTORCH_NO_CUDA_MEMORY_CACHING\n"

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "core/case_figures.h"
 #include "core/child_process.h"
 #include "core/errors.h"
+#include "core/torch_build.h"
 #include "drivers/isolated_measurer.h"
 
 #ifndef ACCELBENCH_SOURCE_PYTHON_DIR
@@ -45,7 +47,8 @@ std::string read_text(const std::string& path) {
 // The worker's one line without its "error: " prefix.
 std::string worker_line(const std::string& line) { return line.rfind("error: ", 0) == 0 ? line.substr(7) : line; }
 
-std::vector<std::string> python_candidates() {
+// The python3 of each PATH folder, then the Python of the libtorch this binary was built with.
+std::vector<std::string> path_pythons() {
   std::vector<std::string> found;
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "");
@@ -59,12 +62,41 @@ std::vector<std::string> python_candidates() {
 }
 }  // namespace
 
+std::vector<std::string> python_candidates() {
+  std::vector<std::string> found;
+  if (const char* env = std::getenv("ACCELBENCH_PYTHON"); env && *env) found.emplace_back(env);
+  for (auto& p : path_pythons()) found.push_back(std::move(p));
+  return found;
+}
+
+std::optional<PythonProbe> probe_python(const std::string& python) {
+  if (python.find('\'') != std::string::npos) return std::nullopt;
+  // find_spec locates torch without importing it; version.py in its folder names the build.
+  const std::string command = "'" + python + "' -c 'import sys, importlib.util as u; s = u.find_spec(\"torch\"); "
+                              "print(sys.version.split()[0]); print(s.submodule_search_locations[0] if s else \"\")' "
+                              "2>/dev/null";
+  FILE* out = ::popen(command.c_str(), "r");
+  if (!out) return std::nullopt;
+  std::string text;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, out)) text += buffer;
+  if (::pclose(out) != 0) return std::nullopt;
+  std::stringstream lines(text);
+  PythonProbe probe;
+  std::getline(lines, probe.python_version);
+  std::getline(lines, probe.torch_dir);
+  if (probe.python_version.empty()) return std::nullopt;
+  probe.torch = read_torch_build(probe.torch_dir);
+  return probe;
+}
+
 std::string python_worker_dir() {
   std::vector<fs::path> places;
   if (const char* env = std::getenv("ACCELBENCH_PYTHON_WORKER"); env && *env) places.emplace_back(env);
   const auto exe_dir = fs::path(self_executable_path()).parent_path();  // bin/, or libexec/accelbench/ installed
   for (const auto& prefix : {exe_dir.parent_path(), exe_dir.parent_path().parent_path()})
     places.push_back(prefix / "share" / "accelbench" / "python");
+  places.push_back(exe_dir.parent_path());  // pip: site-packages/accelbench/accelbench-engine beside accelbench_worker/
   if (*ACCELBENCH_SOURCE_PYTHON_DIR) places.emplace_back(ACCELBENCH_SOURCE_PYTHON_DIR);
   for (const auto& p : places)
     if (holds_worker(p)) return p.string();

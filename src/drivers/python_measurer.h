@@ -8,21 +8,37 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/measurement.h"
+#include "core/torch_build.h"
 #include "drivers/python_worker.h"
 
 namespace accelbench {
 
 // The folder that holds the accelbench_worker package: $ACCELBENCH_PYTHON_WORKER, else
-// <binary>/../share/accelbench/python (installed), else the source tree's python/ (build tree).
+// <binary>/../share/accelbench/python (installed), else the engine's folder's parent (pip:
+// site-packages), else the source tree's python/ (build tree).
 // UsageError when none holds it.
 std::string python_worker_dir();
 
-// The round server (drivers/python_worker.h) under `requested` (--python), else under the first
-// python3 on PATH that imports torch, else the Python of the libtorch this binary was built with.
+// The interpreters the Python cases may use when --python names none, in the order tried:
+// $ACCELBENCH_PYTHON (the pip launcher sets it to its environment's python), each python3 on PATH,
+// then the Python of the libtorch this binary was built with.
+std::vector<std::string> python_candidates();
+
+// What an interpreter holds, asked without importing torch (doctor): its Python version and its
+// torch package's folder and build (core/torch_build.h); nullopt when it cannot be run.
+struct PythonProbe {
+  std::string python_version, torch_dir;
+  std::optional<TorchBuild> torch;
+};
+std::optional<PythonProbe> probe_python(const std::string& python);
+
+// The round server (drivers/python_worker.h) under `requested` (--python), else under the first of
+// python_candidates() that imports torch.
 // UsageError, one line, when the interpreter cannot be run or cannot import torch, or the worker
 // is another build's.
 std::shared_ptr<PythonWorker> find_python(const std::string& requested, const std::string& worker_dir);

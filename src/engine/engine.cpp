@@ -3,7 +3,10 @@
 #include "engine/engine.h"
 
 #include <ATen/Parallel.h>
+#include <dlfcn.h>
+
 #include <chrono>
+#include <filesystem>
 #include <ATen/Version.h>
 #include <torch/version.h>
 #include <c10/util/Exception.h>
@@ -114,6 +117,9 @@ TorchRuntime torch_runtime() {
   t.intra_op_threads = at::get_num_threads();
   t.inter_op_threads = static_cast<int>(at::get_num_interop_threads());
   t.build_config = at::show_config();
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&at::get_num_threads), &info) != 0 && info.dli_fname)
+    t.library_dir = std::filesystem::path(info.dli_fname).lexically_normal().parent_path().string();
   return t;
 }
 

@@ -84,6 +84,7 @@ struct TorchRuntime {
   std::string cpu_capability;           // "AVX512"
   int intra_op_threads = 0, inter_op_threads = 0;
   std::string build_config;             // at::show_config()
+  std::string library_dir;              // the folder of the libtorch loaded (a wheel's torch/lib); "" unknown
 };
 TorchRuntime torch_runtime();
 

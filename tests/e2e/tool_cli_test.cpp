@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <regex>
 #include <filesystem>
 #include <algorithm>
 #include <tuple>
@@ -215,6 +216,17 @@ TEST(ToolCli, InstallsTheBinaryItsManPageAndCompletions) {
   std::tie(rc, out) = sh(fmt::format("'{}/bin/accelbench' devices --json", prefix));
   EXPECT_EQ(rc, 0) << out;
   EXPECT_TRUE(std::filesystem::exists(prefix + "/libexec/accelbench/accelbench-engine"));
+  // doctor names the installed engine, the torch it was built against beside the one it loaded, and
+  // the Python cases' interpreter (ACCELBENCH_PYTHON first, as the pip launcher sets it).
+  const std::string python = std::string(PYTHON_FOR_TESTS).empty() ? "/nonexistent/python3" : PYTHON_FOR_TESTS;
+  std::tie(rc, out) = sh(fmt::format("COLUMNS=400 ACCELBENCH_DB='{}' ACCELBENCH_PYTHON='{}' '{}/bin/accelbench' doctor", dir.file("d.db"),
+                                     python, prefix));
+  EXPECT_NE(out.find(fmt::format("\nengine       {}/libexec/accelbench/accelbench-engine\n", prefix)), std::string::npos) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("\ntorch build  built against ([^ ]+ \\([^)]+\\)); loaded \\1 from /[^\n]+/lib\n")))
+      << out;
+  if (!std::string(PYTHON_FOR_TESTS).empty())
+    EXPECT_NE(out.find(fmt::format("\npython cases {} (Python ", python)), std::string::npos) << out;
+  if (!std::string(PYTHON_FOR_TESTS).empty()) EXPECT_NE(out.find("; from ACCELBENCH_PYTHON\n"), std::string::npos) << out;
   if (!std::string(PYTHON_FOR_TESTS).empty()) {  // the engine finds the installed Python measurer from libexec/
     const auto json = dir.file("python.json");
     std::tie(rc, out) = sh(fmt::format("ACCELBENCH_DB='{}' '{}/bin/accelbench' run --impl python --models mlp --devices cpu "
