@@ -1,0 +1,89 @@
+// The answer on one screen: compare and history in a line per case.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "analysis/compare.h"
+#include "core/stats.h"
+#include "report/history_report.h"
+#include "support/synthetic_runs.h"
+
+using namespace accelbench;
+using accelbench::testing::make_run;
+using accelbench::testing::SyntheticOptions;
+
+namespace {
+
+std::size_t lines_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+RunResult three_models_on_cpu(std::uint64_t seed, double slowdown = 1.0) {
+  SyntheticOptions o;
+  o.devices = {"cpu"};
+  o.seed = seed;
+  o.slowdown = slowdown;
+  return make_run(o);
+}
+
+}  // namespace
+
+// compare of two runs of three models: a line per case with its verdict and its interval at 95% (as
+// `run` prints), the counts in one line; the method and each reason only with --verbose.
+TEST(OneScreen, CompareOfThreeModelsIsALinePerCaseAt95Percent) {
+  const auto a = three_models_on_cpu(1), b = three_models_on_cpu(2, 1.10);
+  const CompareOptions co;
+  const auto cmp = compare_runs(a, b, co);
+  ASSERT_EQ(cmp.cases.size(), 3u);
+  const auto text = render_comparison(cmp, co);
+  EXPECT_LE(lines_of(text), 7u) << text;  // with the runs' line of `compare`: at most 8
+  EXPECT_NE(text.find("B/A 95%"), std::string::npos) << text;
+  EXPECT_EQ(text.find("99%"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Mann-Whitney"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 SLOWER, 0 FASTER, 0 SAME, 0 UNCERTAIN"), std::string::npos) << text;
+  for (const auto& c : cmp.cases) {
+    const auto* ca = &*std::find_if(a.cases.begin(), a.cases.end(), [&](const CaseResult& x) { return x.spec.workload == c.workload; });
+    const auto* cb = &*std::find_if(b.cases.begin(), b.cases.end(), [&](const CaseResult& x) { return x.spec.workload == c.workload; });
+    const auto at95 = ratio_of_medians(cb->samples, ca->samples, 0.95);
+    EXPECT_DOUBLE_EQ(c.result.shown_low, at95.low) << c.workload;
+    EXPECT_DOUBLE_EQ(c.result.shown_high, at95.high) << c.workload;
+    EXPECT_NE(text.find(fmt::format("[{:.3f}, {:.3f}]", at95.low, at95.high)), std::string::npos) << text;
+  }
+  const auto verbose = render_comparison(cmp, co, /*verbose=*/true);
+  EXPECT_NE(verbose.find("Mann-Whitney U on the samples at alpha 0.01"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("why"), std::string::npos) << verbose;
+}
+
+// Judged against the run-to-run spread, the interval printed is the 95% one of the same t.
+TEST(OneScreen, CompareBetweenRunsPrintsThe95PercentInterval) {
+  SampleComparison r;
+  r.ratio = 1.2;
+  RunToRun spread;
+  spread.sd_log = 0.05;
+  spread.dof = 12;
+  judge_between_runs(r, spread, spread, CompareOptions{});
+  ASSERT_TRUE(r.between_runs);
+  EXPECT_LT(r.ci_low, r.shown_low);  // the verdict's 99% interval is the wider
+  EXPECT_NEAR(std::log(r.shown_high / r.ratio), 2.179 * 0.05 * std::sqrt(2.0), 1e-3);  // t(0.975, 12) = 2.179
+}
+
+// history: one row per case (its runs, the latest median and interval), not a table per case.
+TEST(OneScreen, HistoryIsARowPerCase) {
+  std::vector<CaseHistoryPoint> points;
+  for (int run = 1; run <= 3; ++run)
+    for (const char* model : {"mlp", "cnn", "transformer"}) {
+      CaseHistoryPoint p;
+      p.run_id = run, p.workload = model, p.device = "cpu", p.dtype = "float32", p.batch_size = 64, p.host = "h";
+      p.torch_version = "2.13.0", p.timestamp_utc = "2025-06-01T10:00:00Z", p.n = 20;
+      p.median = 0.01 * run, p.ci_low = 0.009 * run, p.ci_high = 0.011 * run;
+      points.push_back(p);
+    }
+  const auto text = render_case_history(points, ChangeOptions{});
+  EXPECT_LE(lines_of(text), 6u) << text;  // header, rule, three rows, the count of changes
+  EXPECT_NE(text.find("mlp on cpu (float32, batch 64)"), std::string::npos) << text;
+  EXPECT_NE(text.find("too few runs (4 needed)"), std::string::npos) << text;
+  const auto verbose = render_case_history(points, ChangeOptions{}, /*verbose=*/true);
+  EXPECT_GE(lines_of(verbose), 3 * 5u) << verbose;  // each case's runs in a table of its own
+  EXPECT_NE(verbose.find("when (UTC)"), std::string::npos) << verbose;
+}
