@@ -11,6 +11,7 @@
 #include "core/durations.h"
 #include "report/json_report.h"
 #include "report/terminal.h"
+#include "system/machine_checks.h"
 
 namespace accelbench {
 
@@ -87,7 +88,10 @@ void TerminalPrinter::hold(const std::string& line) {
 
 void TerminalPrinter::context(const RunContext& c) {
   for (const auto& w : c.warnings) {
-    if (verbosity_ == Verbosity::kVerbose) print_err(fmt::format("accelbench: warning: {}\n", w));
+    // --quiet drops the other warnings, never a distortion of the timings it prints.
+    const bool distortion = w.rfind(kDistortionWarning, 0) == 0;
+    if (verbosity_ == Verbosity::kVerbose || (verbosity_ == Verbosity::kQuiet && distortion))
+      print_err(fmt::format("accelbench: warning: {}\n", w));
     else if (verbosity_ == Verbosity::kNormal) hold("warning: " + w);
   }
 }

@@ -1,4 +1,5 @@
-// The answer on one screen: compare and history in a line per case.
+// The answer on one screen: compare and history in a line per case, a distortion said by every
+// printer that measured under it.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -9,7 +10,10 @@
 #include "analysis/compare.h"
 #include "core/stats.h"
 #include "report/history_report.h"
+#include "report/printer.h"
+#include "report/sweep_tables.h"
 #include "support/synthetic_runs.h"
+#include "support/text_util.h"
 
 using namespace accelbench;
 using accelbench::testing::make_run;
@@ -26,6 +30,8 @@ RunResult three_models_on_cpu(std::uint64_t seed, double slowdown = 1.0) {
   o.slowdown = slowdown;
   return make_run(o);
 }
+
+constexpr const char* kDistortion = "timings may be DISTORTED: the machine is busy (accelbench doctor says how to fix it)";
 
 }  // namespace
 
@@ -86,4 +92,28 @@ TEST(OneScreen, HistoryIsARowPerCase) {
   const auto verbose = render_case_history(points, ChangeOptions{}, /*verbose=*/true);
   EXPECT_GE(lines_of(verbose), 3 * 5u) << verbose;  // each case's runs in a table of its own
   EXPECT_NE(verbose.find("when (UTC)"), std::string::npos) << verbose;
+}
+
+// A sweep measured under a distortion says so beside its advice.
+TEST(OneScreen, TheSweepReportSaysTheDistortion) {
+  auto run = three_models_on_cpu(1);
+  run.context.warnings = {kDistortion};
+  run.context.distorted_by = {"load", "threads"};
+  const auto ending = accelbench::testing::unwrapped(sweep_report_ending(run, nlohmann::json(run)));
+  EXPECT_NE(ending.find("warning: timings may be DISTORTED (by: load, threads;"), std::string::npos) << ending;
+  run.context.warnings = {"another warning"};
+  run.context.distorted_by.clear();
+  EXPECT_EQ(sweep_report_ending(run, nlohmann::json(run)).find("warning:"), std::string::npos);
+}
+
+// --quiet drops notes and warnings, never a distortion of the timings it prints.
+TEST(OneScreen, QuietStillSaysTheDistortion) {
+  RunContext ctx;
+  ctx.warnings = {kDistortion, "another warning"};
+  TerminalPrinter quiet(false, false, "", Verbosity::kQuiet);
+  ::testing::internal::CaptureStderr();
+  quiet.context(ctx);
+  const auto err = accelbench::testing::unwrapped(::testing::internal::GetCapturedStderr());
+  EXPECT_NE(err.find(std::string("accelbench: warning: ") + kDistortion), std::string::npos) << err;
+  EXPECT_EQ(err.find("another warning"), std::string::npos) << err;
 }
