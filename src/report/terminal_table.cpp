@@ -446,6 +446,25 @@ static std::string render_phases_section(const RunResult& run) {
   return out + render_table(t3, 2);
 }
 
+// What each mark in the notes column means, for the marks that column shows: one line, "" for none.
+static std::string marks_legend(const RunResult& run, std::size_t max_notes) {
+  static const std::vector<std::pair<const char*, const char*>> meanings{
+      {"LOSS ROSE", "the loss ended above where it began"},
+      {"THROTTLED", "the device held its clock back (power or heat)"},
+      {"ROUNDS DISAGREE", "its rounds (fresh processes) differ beyond the CI target"},
+      {"DRIFTING", "its step time still moved when its time ran out"},
+      {"LAUNCH-BOUND", "the device idles between kernels, waiting for the host"},
+      {"INPUT-BOUND", "waiting for data over 10% of the step"},
+  };
+  std::string shown;
+  for (const auto& c : run.cases)
+    if (c.ok()) shown += terminal_case_notes(c, max_notes) + "\n";
+  std::vector<std::string> parts;
+  for (const auto& [mark, meaning] : meanings)
+    if (shown.find(mark) != std::string::npos) parts.push_back(fmt::format("{}: {}", mark, meaning));
+  return parts.empty() ? "" : fmt::format("{}.\n", fmt::join(parts, "; "));
+}
+
 std::string render_terminal_report(const RunResult& run, const TerminalReportOptions& o) {
   const auto devices = terminal_report_devices(run);
   std::string out = o.quiet ? "" : o.answer_first ? "\n" : render_terminal_header(run);
@@ -458,6 +477,7 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
         return terminal_case_notes(c, kNotesShown) != terminal_case_notes(c, 0);
       }))
     out += "notes: the two most telling; noisy +-X%: this run's own 95% interval; +N: --verbose, JSON.\n";
+  out += marks_legend(run, o.answer_first ? kNotesShown : 0);
   if (!o.quiet) out += render_rounds_section(run);
   const auto telemetry = render_telemetry_section(run, o.answer_first);
   out += o.quiet ? telemetry.substr(0, telemetry.find("\nNot measured here: ")) : telemetry;

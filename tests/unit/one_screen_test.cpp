@@ -1,5 +1,6 @@
 // The answer on one screen: compare and history in a line per case, a distortion said by every
-// printer that measured under it.
+// printer that measured under it, the marks explained, the HTML history chart readable whatever one
+// run's interval.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -11,7 +12,10 @@
 #include "core/stats.h"
 #include "report/history_report.h"
 #include "report/printer.h"
+#include "report/reports.h"
+#include "report/svg_chart.h"
 #include "report/sweep_tables.h"
+#include "report/terminal_table.h"
 #include "support/synthetic_runs.h"
 #include "support/text_util.h"
 
@@ -116,4 +120,43 @@ TEST(OneScreen, QuietStillSaysTheDistortion) {
   const auto err = accelbench::testing::unwrapped(::testing::internal::GetCapturedStderr());
   EXPECT_NE(err.find(std::string("accelbench: warning: ") + kDistortion), std::string::npos) << err;
   EXPECT_EQ(err.find("another warning"), std::string::npos) << err;
+}
+
+// A mark in the notes column is explained under the table, where one appears.
+TEST(OneScreen, TheMarksAreExplainedWhereTheyAppear) {
+  auto run = three_models_on_cpu(1);
+  const TerminalReportOptions after_a_run{.answer_first = true};
+  EXPECT_EQ(render_terminal_report(run, after_a_run).find("DRIFTING:"), std::string::npos);
+  run.cases.front().drifting = true;
+  run.cases.back().rounds_disagree = true;
+  const auto report = render_terminal_report(run, after_a_run);
+  EXPECT_NE(report.find("ROUNDS DISAGREE: its rounds (fresh processes) differ beyond the CI target; DRIFTING: its step "
+                        "time still moved when its time ran out."),
+            std::string::npos)
+      << report;
+}
+
+// One run's absurd interval is clipped at the axis (twice the largest median) and marked; the other
+// runs' bars stay readable.
+TEST(OneScreen, TheHistoryChartClipsAnAbsurdInterval) {
+  BarChartSpec spec{"h", "history", "ms per step", {}, false, std::nullopt, "{:.3g}"};
+  spec.items = {{"run 1", "cpu", 18, 17, 19}, {"run 2", "cpu", 17, 16, 25000}, {"run 3", "cpu", 19, 18, 20}};
+  spec.axis_max = 2 * 19.0;
+  const auto svg = render_bar_chart(spec);
+  EXPECT_NE(svg.find("class=\"clipped\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("it reaches 2.5e+04"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find(">25000<"), std::string::npos) << svg;  // no tick that far up
+  spec.axis_max.reset();
+  EXPECT_EQ(render_bar_chart(spec).find("class=\"clipped\""), std::string::npos);
+  // The HTML report's history chart sets that axis.
+  auto run = three_models_on_cpu(1);
+  ReportSource src{run, nlohmann::json(run), "run", {}};
+  const auto& c = run.cases.front();
+  for (int id = 1; id <= 3; ++id) {
+    CaseHistoryPoint p;
+    p.run_id = id, p.workload = c.spec.workload, p.device = c.spec.device, p.dtype = c.spec.dtype, p.batch_size = c.spec.batch_size;
+    p.median = 0.018, p.ci_low = 0.017, p.ci_high = id == 2 ? 25.0 : 0.019;
+    src.history.push_back(p);
+  }
+  EXPECT_NE(render_html_report(src).find("class=\"clipped\""), std::string::npos);
 }
