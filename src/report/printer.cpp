@@ -153,7 +153,13 @@ void TerminalPrinter::case_finished(const CasePosition& at, const CaseResult& re
 }
 
 void TerminalPrinter::note(const std::string& line) {
-  if (verbosity_ == Verbosity::kNormal) return hold(line);
+  // A note of work as it starts ("parity of mlp on cuda:0 against the CPU ..."): news while it runs,
+  // not after the report, where the table gives its outcome.
+  const bool starting = line.size() > 3 && line.compare(line.size() - 3, 3, "...") == 0;
+  if (verbosity_ == Verbosity::kNormal) {
+    if (!starting) hold(line);
+    return;
+  }
   if (verbosity_ == Verbosity::kQuiet) return;
   std::lock_guard lock(mutex_);
   clear_progress();

@@ -82,8 +82,8 @@ class JsonFilePrinter : public Printer {
 // How much a command says on stderr besides its report. kVerbose: every warning and note as it
 // happens (the sweeps, `run --verbose`). kNormal (`run`): the plan lines before measuring, every
 // other warning and note held until the report is out, then under "Notes:", grouped by the case they
-// are about, each once. kQuiet (`run --quiet`): no plan, no notes, no "done" line; a distortion of
-// the timings still said on stderr.
+// are about, each once (a note of work as it starts, ending in "...", is not held). kQuiet (`run
+// --quiet`): no plan, no notes, no "done" line; a distortion of the timings still said on stderr.
 enum class Verbosity { kQuiet, kNormal, kVerbose };
 
 // Terminal output: warnings, the plan line, the case lines and the "done" line on stderr; the

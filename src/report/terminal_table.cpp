@@ -2,6 +2,7 @@
 #include "core/utilisation.h"
 
 #include "core/parity.h"
+#include "core/sweep_records.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -141,12 +142,13 @@ std::string format_joules(double j) {
 // Energy, power and temperature of each case's measured window (only the columns some case has),
 // the reasons for what is unavailable (once each), and the predicted training run (--epochs).
 std::string render_telemetry_section(const RunResult& run, bool one_line_missing) {
-  bool energy = false, temperature = false, clock = false;
+  bool energy = false, temperature = false, clock = false, throttled = false;
   for (const auto& c : run.cases) {
     if (!c.telemetry) continue;
     energy |= c.telemetry->energy_j.available();
     temperature |= c.telemetry->max_temperature_c.available();
     clock |= c.telemetry->mean_clock_mhz.available();
+    throttled |= c.telemetry->throttled;
   }
   auto show = [](const TelemetryFigure& f, auto format) { return f.value ? format(*f.value) : std::string("n/a"); };
   std::string out;
@@ -155,11 +157,13 @@ std::string render_telemetry_section(const RunResult& run, bool one_line_missing
     if (energy) header.insert(header.end(), {"energy/step", "energy/epoch", "mean power", "peak power"});
     if (temperature) header.push_back("max temp");
     if (clock) header.push_back("clock");
-    header.push_back("throttled");
+    if (throttled) header.push_back("throttled");  // a column of "no" says nothing
     std::vector<std::vector<std::string>> t{header};
     for (const auto& c : run.cases) {
       if (!c.telemetry) continue;
       const auto& m = *c.telemetry;
+      // A row with no figure (the CPU beside a GPU with its sources) says nothing: the line after the table names it.
+      if (!m.energy_j.value && !m.max_temperature_c.value && !m.mean_clock_mhz.value && !m.throttled) continue;
       std::vector<std::string> row{model_label(c.spec), c.spec.device};
       if (energy) {
         row.push_back(show(m.energy_per_step_j, format_joules));
@@ -169,7 +173,7 @@ std::string render_telemetry_section(const RunResult& run, bool one_line_missing
       }
       if (temperature) row.push_back(show(m.max_temperature_c, [](double v) { return fmt::format("{:.0f} C", v); }));
       if (clock) row.push_back(show(m.mean_clock_mhz, [](double v) { return fmt::format("{:.0f} MHz", v); }));
-      row.push_back(m.throttled ? fmt::format("{}/{} readings", m.throttled_samples, m.samples) : "no");
+      if (throttled) row.push_back(m.throttled ? fmt::format("{}/{} readings", m.throttled_samples, m.samples) : "no");
       t.push_back(row);
     }
     out += "\nEnergy and temperature over the measured window (device's own sources; see the JSON for each figure's source):\n";
@@ -349,13 +353,24 @@ static std::string render_summary_section(const RunResult& run, const std::vecto
   return out;
 }
 
-// The speed-ups' numerical parity with the CPU, where it was checked.
-static std::string render_parity_section(const RunResult& run) {
-  if (!std::any_of(run.speedups.begin(), run.speedups.end(), [](const Speedup& s) { return s.parity.has_value(); })) return "";
+// Whether a speed-up's parity check disagrees with the CPU: it failed, skipped steps, or a loss or
+// gradient norm differs by more than kParityTolerance.
+static bool parity_disagrees(const Parity& p) {
+  return !p.error.empty() || p.skipped_steps > 0 || p.max_loss_rel_diff > kParityTolerance ||
+         (p.grad_norm_rel_diff && std::fabs(*p.grad_norm_rel_diff) > kParityTolerance);
+}
+
+// The speed-ups' numerical parity with the CPU, where it was checked; `disagreeing_only`: only the
+// checks that disagree (nothing where all agree; --verbose and the JSON give every check).
+static std::string render_parity_section(const RunResult& run, bool disagreeing_only) {
+  const auto shown = [&](const Speedup& s) { return s.parity && (!disagreeing_only || parity_disagrees(*s.parity)); };
+  if (!std::any_of(run.speedups.begin(), run.speedups.end(), shown)) return "";
   std::string out = "Numerical parity with the CPU (same initial weights and batches, dropout off):\n";
   for (const auto& s : run.speedups)
-    if (s.parity)
-      out += fmt::format("  {} on {} ({}): {}\n", s.label(), s.device, s.dtype, describe_parity(*s.parity));
+    if (shown(s)) out += fmt::format("  {} on {} ({}): {}\n", s.label(), s.device, s.dtype, describe_parity(*s.parity));
+  const auto checked = std::count_if(run.speedups.begin(), run.speedups.end(), [](const Speedup& s) { return s.parity.has_value(); });
+  if (checked > std::count_if(run.speedups.begin(), run.speedups.end(), shown))
+    out += fmt::format("  (the other checks agree within {:.0f}%)\n", 100 * kParityTolerance);
   return out;
 }
 
@@ -428,6 +443,9 @@ static std::string render_cases_section(const RunResult& run, std::size_t max_no
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
                   terminal_case_notes(c, max_notes)});
   }
+  // A data column of "real" on every row says nothing: shown where a case trained on synthetic data.
+  if (std::none_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.ok() && c.synthetic_data; }))
+    for (auto& row : t2) row.erase(row.end() - 2);
   add_implementation_column(t2, run);
   return render_table(t2, has_implementation_column(run) ? 4 : 3);
 }
@@ -444,6 +462,21 @@ static std::string render_phases_section(const RunResult& run) {
                   format_seconds_short(summarize(c.phases->optimizer).median)});
   }
   return out + render_table(t3, 2);
+}
+
+// The advice after a run, one item a rule: where a rule spoke for several cases, its first item
+// names the others ("the same rule for cnn on cpu"), whose items `accelbench advise` gives.
+static std::vector<Advice> one_item_per_rule(const std::vector<Advice>& advice) {
+  std::vector<Advice> out;
+  std::map<std::string, std::vector<std::string>> others;
+  for (const auto& a : advice) {
+    if (std::any_of(out.begin(), out.end(), [&](const Advice& kept) { return kept.rule == a.rule; })) others[a.rule].push_back(a.subject);
+    else out.push_back(a);
+  }
+  for (auto& a : out)
+    if (const auto it = others.find(a.rule); it != others.end())
+      a.text += fmt::format(" (the same rule for {}: `accelbench advise` gives each)", fmt::join(it->second, ", "));
+  return out;
 }
 
 // What each mark in the notes column means, for the marks that column shows: one line, "" for none.
@@ -470,7 +503,7 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
   std::string out = o.quiet ? "" : o.answer_first ? "\n" : render_terminal_header(run);
   out += render_summary_section(run, devices, !o.answer_first);
   out += render_graphs_section(run);
-  out += render_parity_section(run);
+  out += render_parity_section(run, o.answer_first);
   out += "\n";
   out += render_cases_section(run, o.answer_first ? kNotesShown : 0);
   if (o.answer_first && std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) {
@@ -478,7 +511,7 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
       }))
     out += "notes: the two most telling; noisy +-X%: this run's own 95% interval; +N: --verbose, JSON.\n";
   out += marks_legend(run, o.answer_first ? kNotesShown : 0);
-  if (!o.quiet) out += render_rounds_section(run);
+  if (!o.quiet && !o.answer_first) out += render_rounds_section(run);  // after a run: --verbose (the marks say where they disagree)
   const auto telemetry = render_telemetry_section(run, o.answer_first);
   out += o.quiet ? telemetry.substr(0, telemetry.find("\nNot measured here: ")) : telemetry;
   out += render_phases_section(run);
@@ -486,9 +519,13 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
   if (o.quiet) return out;
   auto advice = advise(run);
   const auto all = advice.size();
+  if (o.answer_first) advice = one_item_per_rule(advice);
   if (o.max_advice > 0 && advice.size() > o.max_advice) advice.resize(o.max_advice);
   if (!advice.empty()) out += "\n" + render_advice(advice);
-  if (all > advice.size())
+  if (o.answer_first)
+    out += fmt::format("More: {}--verbose (every table, note), `accelbench report` (HTML), --json (every figure).\n",
+                       all > advice.size() ? fmt::format("`accelbench advise` (+{} advice), ", all - advice.size()) : "");
+  else if (all > advice.size())
     out += fmt::format("  ({} more: `accelbench advise` lists every item, ranked)\n", all - advice.size());
   return out;
 }

@@ -1,6 +1,6 @@
 // The answer on one screen: compare and history in a line per case, a distortion said by every
-// printer that measured under it, the marks explained, the HTML history chart readable whatever one
-// run's interval.
+// printer that measured under it, tables only where they hold a figure, the
+// HTML history chart readable whatever one run's interval.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -120,6 +120,75 @@ TEST(OneScreen, QuietStillSaysTheDistortion) {
   const auto err = accelbench::testing::unwrapped(::testing::internal::GetCapturedStderr());
   EXPECT_NE(err.find(std::string("accelbench: warning: ") + kDistortion), std::string::npos) << err;
   EXPECT_EQ(err.find("another warning"), std::string::npos) << err;
+}
+
+// After the report, the notes of what happened; not the notes of work as it started.
+TEST(OneScreen, NotesOfWorkStartingAreNotHeld) {
+  TerminalPrinter normal(false, false, "", Verbosity::kNormal);
+  normal.note("parity of mlp on cuda:0 against the CPU (10 steps each)...");
+  normal.note("stored as run 1 (uid abc) in /tmp/h.db");
+  ::testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  normal.finished(RunResult{}, "report\n");
+  ::testing::internal::GetCapturedStdout();
+  const auto err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("stored as run 1"), std::string::npos) << err;
+  EXPECT_EQ(err.find("parity of"), std::string::npos) << err;
+}
+
+// The run's report: no row of n/a figures, no column of "no", no parity block where all agree, one
+// advice item a rule, the marks explained, and one line saying where the rest is.
+TEST(OneScreen, TablesHoldInformation) {
+  SyntheticOptions o;
+  o.workloads = {"mlp", "cnn"};
+  auto run = make_run(o);
+  double spread = 0.2;
+  for (auto& c : run.cases) {
+    TelemetrySummary t;
+    t.energy_j = c.spec.device == "cpu" ? TelemetryFigure::none("no RAPL") : TelemetryFigure::of(12.0, "nvml");
+    t.energy_per_step_j = t.energy_j;
+    t.max_temperature_c = c.spec.device == "cpu" ? TelemetryFigure::none("no zone") : TelemetryFigure::of(60, "nvml");
+    t.mean_clock_mhz = TelemetryFigure::none("no clock");
+    c.telemetry = t;
+    c.noisy = true;
+    c.run_to_run = RunToRun{};
+    c.run_to_run->widened = true, c.run_to_run->source = "rounds", c.run_to_run->half_width_log = spread += 0.1;  // each its own figures
+  }
+  const std::vector<double> losses(10, 1.0);
+  for (auto& s : run.speedups) s.parity = Parity{"cpu float32", 10, losses, losses, 0.001, 0.002, 1.0, 1.0, 0.001, 0, ""};
+  const auto report = render_terminal_report(run, TerminalReportOptions{.answer_first = true, .max_advice = 5});
+  const auto energy = report.substr(report.find("Energy and temperature"));
+  const auto energy_table = energy.substr(0, energy.find("\n\n"));
+  EXPECT_EQ(energy_table.find(" cpu "), std::string::npos) << energy_table;  // the CPU rows: all n/a
+  EXPECT_NE(energy_table.find("cuda:0"), std::string::npos) << energy_table;
+  EXPECT_EQ(energy_table.find("throttled"), std::string::npos) << energy_table;
+  EXPECT_EQ(report.find("Numerical parity"), std::string::npos) << report;
+  EXPECT_NE(report.find("More: "), std::string::npos) << report;
+  ASSERT_NE(report.find("Advice"), std::string::npos) << report;
+  const auto advice = report.substr(report.find("Advice"));
+  std::size_t noisy_items = 0;
+  for (std::size_t at = advice.find("compare runs only beyond it"); at != std::string::npos; at = advice.find("compare runs only beyond it", at + 1))
+    ++noisy_items;
+  EXPECT_EQ(noisy_items, 1u) << advice;
+  EXPECT_NE(advice.find("the same rule for "), std::string::npos) << advice;
+  EXPECT_NE(report.find("  data  "), std::string::npos) << report;  // synthetic data: said
+  // Real data on every row: no column saying so; the rounds' medians: under --verbose.
+  for (auto& c : run.cases) {
+    c.synthetic_data = false;
+    c.rounds = {RoundResult{}, RoundResult{}};
+  }
+  const auto real = render_terminal_report(run, TerminalReportOptions{.answer_first = true});
+  EXPECT_EQ(real.find("  data  "), std::string::npos) << real;
+  EXPECT_EQ(real.find("Rounds (each a fresh process"), std::string::npos) << real;
+  EXPECT_NE(render_terminal_report(run).find("Rounds (each a fresh process"), std::string::npos);
+  // One check that disagrees: its line alone, and that the others agree.
+  run.speedups.front().parity->max_loss_rel_diff = 0.2;
+  const auto disagreeing = render_terminal_report(run, TerminalReportOptions{.answer_first = true});
+  EXPECT_NE(disagreeing.find("Numerical parity"), std::string::npos) << disagreeing;
+  EXPECT_NE(disagreeing.find("(the other checks agree within 2%)"), std::string::npos) << disagreeing;
+  // --verbose: every check.
+  const auto verbose = render_terminal_report(run);
+  EXPECT_NE(verbose.find("Numerical parity"), std::string::npos);
 }
 
 // A mark in the notes column is explained under the table, where one appears.
