@@ -208,7 +208,9 @@ TEST(Cli, RunGivesTheAnswerFirst) {
   EXPECT_EQ(out.find("narrows it"), std::string::npos) << out;
   if (out.find("cannot fit") != std::string::npos) EXPECT_EQ(out.find("cannot fit"), out.rfind("cannot fit")) << out;
 
-  const auto quiet = run_merged(run + " --quiet", dir);
+  auto quiet = run_merged(run + " --quiet", dir);
+  // A distortion of the timings is said first even then (on a busy machine): the rest as without it.
+  if (quiet.rfind("accelbench: warning: timings may be DISTORTED", 0) == 0) quiet.erase(0, quiet.find("\nmodel") + 1);
   EXPECT_EQ(quiet.find("accelbench:"), std::string::npos) << quiet;  // no plan, notes or "done" line
   EXPECT_EQ(quiet.find("Advice"), std::string::npos) << quiet;
   EXPECT_EQ(quiet.find("Notes:"), std::string::npos) << quiet;
