@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analysis/advisor.h"
@@ -531,12 +532,16 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
 }
 
 namespace {
+// Why a range is too wide to show, without what to do about it (the advice says that, once):
+// "its next run's range would span 90x: this run's rounds moved 6.5x".
+std::string too_wide_why(const std::string& too_wide) { return too_wide.substr(0, too_wide.find("; ")); }
+
 std::string summary_of_speedup(const std::string& name, const Speedup& s) {
   const auto which = interval_name(s.widened_by_history);
   if (!(s.ratio > 0) || !(s.ci_low > 0)) return fmt::format("{}: {} over {}: no interval", name, s.device, s.baseline_device);
   if (s.run_to_run && !s.run_to_run->too_wide.empty())
     return fmt::format("{}: this run cannot tell {} from {} ({:.2f}x measured): {}", name, s.device, s.baseline_device,
-                       s.ratio, s.run_to_run->too_wide);
+                       s.ratio, too_wide_why(s.run_to_run->too_wide));
   if (s.ci_low > 1)
     return fmt::format("{}: {} ran {} as fast as {} ({})", name, s.device, format_ratio_ci(s.ratio, s.ci_low, s.ci_high),
                        s.baseline_device, which);
@@ -547,16 +552,36 @@ std::string summary_of_speedup(const std::string& name, const Speedup& s) {
                      format_ratio_ci(s.ratio, s.ci_low, s.ci_high), which);
 }
 
-// `without_speedup`: why the model has no speed-up ("CPU only", "no CPU case to compare with").
-std::string summary_of_case(const std::string& name, const CaseResult& c, const std::string& without_speedup) {
+// A case without a speed-up: its step time and interval (render_run_summary says why there is no speed-up).
+std::string summary_of_case(const std::string& name, const CaseResult& c) {
   if (!c.ok()) return fmt::format("{}: FAILED on {} (the table says why)", name, c.spec.device);
   const auto which = interval_name(c.run_to_run && c.run_to_run->widened);
   const auto interval = c.run_to_run && !c.run_to_run->too_wide.empty()
-                            ? fmt::format(" ({} not shown: {})", which, c.run_to_run->too_wide)
+                            ? fmt::format(" ({} not shown: {})", which, too_wide_why(c.run_to_run->too_wide))
                         : has_interval(c) ? fmt::format(" ({}, {})", case_interval_text(c), which)
                                           : std::string(" (no interval)");
-  return fmt::format("{}: {} a step on {}{}; {}", name, format_seconds_short(c.stats.median), c.spec.device, interval,
-                     without_speedup);
+  return fmt::format("{}: {} a step on {}{}", name, format_seconds_short(c.stats.median), c.spec.device, interval);
+}
+}  // namespace
+
+namespace {
+// --graphs: the graphs case of row `m` against the eager step on its device, in the words of a speed-up.
+std::optional<std::string> summary_of_graphs(const RunResult& run, const ReportRow& m, const std::string& name) {
+  for (const auto& d : terminal_report_devices(run))
+    if (const auto* g = find_row_speedup(run.graph_speedups, m.model, m.dtype, d, m.batch)) {
+      auto words = *g;
+      words.device = "the CUDA graph on " + d;
+      words.baseline_device = "the eager step";
+      return summary_of_speedup(name, words);
+    }
+  return std::nullopt;
+}
+
+// Whether row `m` is the eager step of a graphs case with a speed-up (whose line says the eager step).
+bool eager_of_graphs(const RunResult& run, const ReportRow& m) {
+  return std::any_of(run.graph_speedups.begin(), run.graph_speedups.end(), [&](const Speedup& g) {
+    return g.label() == m.model.substr(0, m.model.find('[')) + "[graphs]" && g.dtype == m.dtype && (m.batch == 0 || g.batch_size == m.batch);
+  });
 }
 }  // namespace
 
@@ -567,25 +592,33 @@ std::string render_run_summary(const RunResult& run) {
   const std::string without_speedup = !accelerators ? "CPU only"
                                       : cpu         ? "no speed-up: a device failed"
                                                     : "no speed-up: no CPU case to compare with (--devices cpu,...)";
-  std::string out;
+  std::vector<std::string> lines;
+  std::vector<std::size_t> without;  // the lines of a case without a speed-up
   for (const auto& m : report_rows(run)) {
     const auto name = summary_name(m);
     bool said = false;
     for (const auto& d : devices) {
       if (d == "cpu") continue;
       if (const auto* s = find_row_speedup(run.speedups, m.model, m.dtype, d, m.batch)) {
-        out += "  " + summary_of_speedup(name, *s) + "\n";
+        lines.push_back("  " + summary_of_speedup(name, *s));
         said = true;
       }
     }
-    if (said) continue;
+    if (const auto graphs = summary_of_graphs(run, m, name)) lines.push_back("  " + *graphs), said = true;
+    if (said || eager_of_graphs(run, m)) continue;
     for (const auto& d : devices)
       if (const auto* c = find_row_case(run, m, d)) {
-        out += "  " + summary_of_case(name, *c, without_speedup) + "\n";
+        if (c->ok()) without.push_back(lines.size());
+        lines.push_back("  " + summary_of_case(name, *c));
         break;
       }
   }
-  return out.empty() ? "" : "Summary:\n" + out;
+  if (lines.empty()) return "";
+  // Why there is no speed-up: on its line where one case has none, else once after them all.
+  if (without.size() == 1) lines[without.front()] += "; " + without_speedup;
+  if (without.size() > 1)
+    lines.push_back(fmt::format("  ({})", accelerators ? without_speedup : "CPU only: no accelerator, so no speed-up"));
+  return fmt::format("Summary:\n{}\n", fmt::join(lines, "\n"));
 }
 
 }  // namespace accelbench

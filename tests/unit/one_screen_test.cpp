@@ -1,5 +1,5 @@
 // The answer on one screen: compare and history in a line per case, a distortion said by every
-// printer that measured under it, tables only where they hold a figure, the
+// printer that measured under it, tables only where they hold a figure, each mode's own Summary, the
 // HTML history chart readable whatever one run's interval.
 #include <gtest/gtest.h>
 
@@ -20,6 +20,7 @@
 #include "support/text_util.h"
 
 using namespace accelbench;
+using accelbench::testing::make_case;
 using accelbench::testing::make_run;
 using accelbench::testing::SyntheticOptions;
 
@@ -203,6 +204,55 @@ TEST(OneScreen, TheMarksAreExplainedWhereTheyAppear) {
                         "time still moved when its time ran out."),
             std::string::npos)
       << report;
+}
+
+// --graphs on the accelerator alone: the Summary gives the graphs-over-eager speed-ups, and says once
+// why there is no speed-up over the CPU.
+TEST(OneScreen, TheGraphsSummaryGivesTheGraphsSpeedups) {
+  RunResult run;
+  std::uint64_t seed = 0;
+  for (const char* model : {"mlp", "cnn", "transformer"}) {
+    auto eager = make_case(model, "cuda:0", 64, 0.004, 0.01, 20, ++seed);
+    auto graphs = make_case(model, "cuda:0", 64, 0.001, 0.01, 20, ++seed);
+    graphs.spec.graphs = true;
+    run.cases.push_back(eager);
+    run.cases.push_back(graphs);
+  }
+  run.graph_speedups = compute_graph_speedups(run.cases);
+  ASSERT_EQ(run.graph_speedups.size(), 3u);
+  const auto summary = render_run_summary(run);
+  std::size_t graph_lines = 0;
+  for (std::size_t at = summary.find("the CUDA graph on cuda:0 ran "); at != std::string::npos;
+       at = summary.find("the CUDA graph on cuda:0 ran ", at + 1))
+    ++graph_lines;
+  EXPECT_EQ(graph_lines, 3u) << summary;
+  EXPECT_NE(summary.find("as fast as the eager step (this run 95%)"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("no CPU case"), std::string::npos) << summary;  // every model has its speed-up
+  // Without graphs: the reason once, not on every line.
+  RunResult eager_only;
+  for (const auto& c : run.cases)
+    if (!c.spec.graphs) eager_only.cases.push_back(c);
+  const auto plain = render_run_summary(eager_only);
+  std::size_t reasons = 0;
+  for (std::size_t at = plain.find("no CPU case"); at != std::string::npos; at = plain.find("no CPU case", at + 1)) ++reasons;
+  EXPECT_EQ(reasons, 1u) << plain;
+}
+
+// A range too wide to show: the Summary says why in a few words; what to do about it is the advice's,
+// said once.
+TEST(OneScreen, TheSummaryLeavesWhatToDoToTheAdvice) {
+  auto run = three_models_on_cpu(1);
+  for (auto& c : run.cases) {
+    c.run_to_run = RunToRun{};
+    c.run_to_run->widened = true;
+    c.run_to_run->too_wide = "its next run's range would span 90x: this run's rounds moved 6.5x; quiet the machine "
+                             "(`accelbench doctor` names what distorts timings) and run again";
+  }
+  const auto summary = render_run_summary(run);
+  EXPECT_NE(summary.find("(next run 95% not shown: its next run's range would span 90x: this run's rounds moved 6.5x)"),
+            std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("quiet the machine"), std::string::npos) << summary;
 }
 
 // One run's absurd interval is clipped at the axis (twice the largest median) and marked; the other
