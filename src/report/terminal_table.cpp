@@ -524,8 +524,8 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
   if (o.max_advice > 0 && advice.size() > o.max_advice) advice.resize(o.max_advice);
   if (!advice.empty()) out += "\n" + render_advice(advice);
   if (o.answer_first)
-    out += fmt::format("More: {}--verbose (every table, note), `accelbench report` (HTML), --json (every figure).\n",
-                       all > advice.size() ? fmt::format("`accelbench advise` (+{} advice), ", all - advice.size()) : "");
+    out += fmt::format("More: {}--verbose (every note), `accelbench report` (HTML), --json (every figure).\n",
+                       all > advice.size() ? fmt::format("`accelbench advise` (+{}), ", all - advice.size()) : "");
   else if (all > advice.size())
     out += fmt::format("  ({} more: `accelbench advise` lists every item, ranked)\n", all - advice.size());
   return out;
