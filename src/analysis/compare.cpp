@@ -78,6 +78,9 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
   r.ratio = est.ratio;
   r.ci_low = est.low;
   r.ci_high = est.high;
+  const auto shown = ratio_of_medians(b, a, o.shown_level);
+  r.shown_low = shown.low;
+  r.shown_high = shown.high;
   const auto mw = mann_whitney_u(a, b);
   r.p = mw.p;
   const double effect = r.ratio - 1.0;
@@ -119,6 +122,9 @@ void judge_between_runs(SampleComparison& r, const RunToRun& a, const RunToRun& 
   r.between_runs = true;
   r.ci_low = r.ratio * std::exp(-half);
   r.ci_high = r.ratio * std::exp(half);
+  const double shown_half = t_quantile(0.5 + o.shown_level / 2, dof) * std::sqrt(v);
+  r.shown_low = r.ratio * std::exp(-shown_half);
+  r.shown_high = r.ratio * std::exp(shown_half);
   r.p = std::min(1.0, 2 * (1 - t_cdf(std::fabs(d) / std::sqrt(v), dof)));
   if (std::exp(2 * half) > kTooWideFactor) {
     r.too_wide = true;

@@ -22,7 +22,8 @@ enum class Verdict { Same, Faster, Slower, Uncertain };
 const char* verdict_name(Verdict v);  // "SAME", "FASTER", "SLOWER", "UNCERTAIN"
 
 struct CompareOptions {
-  double alpha = 0.01;               // significance level of the test; the ratio's CI is (1 - alpha)
+  double alpha = 0.01;               // significance level of the test; the verdict reads the (1 - alpha) interval
+  double shown_level = 0.95;         // the level of the interval printed (shown_low, shown_high): run's and history's
   double min_effect = 0.02;          // a change smaller than this (relative) is SAME even when significant
   double equivalence_margin = 0.05;  // not significant: SAME only if the CI lies within 1 +- this
   std::size_t min_samples = 5;       // fewer on either side: UNCERTAIN
@@ -33,7 +34,8 @@ struct CompareOptions {
 struct SampleComparison {
   std::size_t n_a = 0, n_b = 0;
   double median_a = 0, median_b = 0;
-  double ratio = 0, ci_low = 0, ci_high = 0;
+  double ratio = 0, ci_low = 0, ci_high = 0;  // ci_*: the (1 - alpha) interval the verdict reads
+  double shown_low = 0, shown_high = 0;       // the same interval at CompareOptions::shown_level, as printed
   double p = 1;
   Verdict verdict = Verdict::Uncertain;
   std::string reason;  // why, in a few words
@@ -47,7 +49,8 @@ SampleComparison compare_samples(std::span<const double> a, std::span<const doub
 // B/A is ratio * exp(+-t_{1-alpha/2, dof} sqrt(V_a + V_b)) (V: a run's log-median variance,
 // Welch-Satterthwaite dof; the same object passed as both, its own dof); where it holds 1, "within
 // run-to-run noise": SAME when it lies within 1 +- the equivalence margin, else UNCERTAIN; beyond
-// it, SLOWER or FASTER (SAME under the minimum effect). p from the same t. An interval wider than
+// it, SLOWER or FASTER (SAME under the minimum effect). p from the same t; shown_low/high the same
+// interval at o.shown_level. An interval wider than
 // kTooWideFactor is UNCERTAIN and not shown: the reason says why (RunToRun::too_wide where set).
 // Leaves `r` as it is when either spread is unknown (older runs).
 void judge_between_runs(SampleComparison& r, const RunToRun& a, const RunToRun& b, const CompareOptions& o);

@@ -1,5 +1,6 @@
 // accelbench compare A B: per case, B's step time against A's: the ratio with its CI and a verdict
-// (SAME / FASTER / SLOWER / UNCERTAIN) from a Mann-Whitney U test and a minimum effect size.
+// (SAME / FASTER / SLOWER / UNCERTAIN) from a Mann-Whitney U test and a minimum effect size, one line
+// per case; --verbose adds each verdict's p and reason and the method.
 // Exit codes: 0, or 1 when --fail-above is given and a case got SLOWER by more than it (or no case is in
 // common); 2 bad input (a published run such as article-m2 included: it has no samples to test).
 #include <CLI/CLI.hpp>
@@ -28,7 +29,18 @@ struct CompareCliOptions {
   std::string a, b, db;
   std::string alpha = "0.01", min_effect = "2%", equivalence = "5%", fail_above;
   std::size_t min_samples = 5;
+  bool verbose = false;
 };
+
+// "A: run 1 (uid ..), B: run 2 (uid ..); torch 2.13.0, host h" where both share torch and host, else each its own.
+std::string runs_line(const ReportSource& a, const ReportSource& b) {
+  const auto& ca = a.run.context;
+  const auto& cb = b.run.context;
+  if (ca.torch_version == cb.torch_version && ca.host == cb.host)
+    return fmt::format("A: {}, B: {}; torch {}, {}\n", a.name, b.name, ca.torch_version, ca.host);
+  return fmt::format("A: {} (torch {}, {}), B: {} (torch {}, {})\n", a.name, ca.torch_version, ca.host, b.name,
+                     cb.torch_version, cb.host);
+}
 
 int execute_compare(const CompareCliOptions& o) {
   CompareOptions co;
@@ -50,10 +62,7 @@ int execute_compare(const CompareCliOptions& o) {
                                    "the article's", src->name));
   const auto cmp = compare_runs(a.run, b.run, co);
 
-  std::string out = fmt::format("A: {} (torch {}, {})\nB: {} (torch {}, {})\n\n", a.name, a.run.context.torch_version,
-                           a.run.context.host, b.name, b.run.context.torch_version, b.run.context.host);
-  out += render_comparison(cmp, co);
-  print_out(out);
+  print_out(runs_line(a, b) + render_comparison(cmp, co, o.verbose));
   if (fail_above >= 0 && cmp.cases.empty()) {
     std::fprintf(stderr, "accelbench: --fail-above: no case in common between A and B, so nothing was checked\n");
     return 1;
@@ -89,6 +98,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->add_option("--equivalence", o->equivalence, "Not significant: SAME only when the CI lies within 1 +- this")
       ->capture_default_str();
   cmd->add_option("--min-samples", o->min_samples, "Fewer samples on either side: UNCERTAIN")->capture_default_str();
+  cmd->add_flag("--verbose,-v", o->verbose, "Also each verdict's p and reason, and how the verdict is reached");
   cmd->callback([&action, o]() { action = [o]() { return execute_compare(*o); }; });
 }
 

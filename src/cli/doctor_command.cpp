@@ -1,7 +1,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <iostream>
+#include <memory>
+#include <optional>
+
 #include "cli/commands.h"
 #include "cli/doctor_install.h"
 #include "cli/option_checks.h"
@@ -20,19 +24,15 @@
 #include "store/history_store.h"
 #include "core/peak_records.h"
 
-#include <unistd.h>
-#include <memory>
-#include <optional>
-
 namespace accelbench {
 
 namespace {
 
 // Each device's newest ceilings in the history (`accelbench peak`), with a hint when they are missing,
 // were measured with another torch, or are older than kCeilingsMaxAgeS. The history is only read:
-// doctor never creates it.
-std::string ceilings_lines(const std::string& torch_version) {
-  const auto path = HistoryStore::default_path();
+// doctor never creates it. `db`: the history (--db), else the default one.
+std::string ceilings_lines(const std::string& torch_version, const std::string& db) {
+  const auto path = db.empty() ? HistoryStore::default_path() : db;
   std::unique_ptr<HistoryStore> store;
   std::string why_none = "not measured yet";
   if (::access(path.c_str(), F_OK) == 0) {
@@ -87,7 +87,7 @@ std::string telemetry_lines() {
 std::string problem_lines(int threads, const engine::TorchRuntime& torch, const HostInfo& h, int& problems) {
   std::string out;
   const auto warnings = timing_environment_warnings();
-  if (warnings.empty()) out += "environment  nothing that distorts timings\n";
+  if (warnings.empty()) out += "environment  no variable that distorts timings\n";
   for (const auto& w : warnings) out += fmt::format("PROBLEM      {}\n  fix:       {}\n", w.problem, w.fix);
   problems += static_cast<int>(warnings.size());
   if (h.physical_cores > 0 && torch.intra_op_threads < h.physical_cores)
@@ -100,12 +100,13 @@ std::string problem_lines(int threads, const engine::TorchRuntime& torch, const 
       out += fmt::format("machine      {}: {}\n{}", f.check, f.text, f.fix.empty() ? "" : "  tip:       " + f.fix + "\n");
     }
   }
-  return out;
+  if (problems == 0) return out + "verdict      nothing that distorts timings\n";
+  return out + fmt::format("verdict      timings distorted (PROBLEM lines above: {}), each with its fix\n", problems);
 }
 
 // Exit 1 when a PROBLEM line was printed (an environment variable or the machine's state distorts
 // timings), else 0. Every line is wrapped to the output width.
-int execute_doctor(bool verbose, int threads) {
+int execute_doctor(bool verbose, int threads, const std::string& db) {
   if (threads != 0) check_threads(threads);  // 1 up to 4 per logical core (0: torch's)
   const auto h = read_host_info();
   const auto torch = engine::torch_runtime();
@@ -121,14 +122,13 @@ int execute_doctor(bool verbose, int threads) {
   for (const auto& d : list_devices())
     out += fmt::format("device       {:<7} {}{}\n", d.id, d.name,
                        d.total_memory_bytes ? fmt::format(" ({})", format_bytes(static_cast<double>(*d.total_memory_bytes))) : "");
-  out += ceilings_lines(torch.version);
+  out += ceilings_lines(torch.version, db);
   const auto fm = find_fashion_mnist_dir();
   out += fmt::format("data         Fashion-MNIST: {}\n",
                      fm.empty() ? std::string("not found (synthetic data will be used; Debian: apt install dataset-fashion-mnist)") : fm);
   out += telemetry_lines();
   int problems = 0;
-  out += problem_lines(threads, torch, h, problems);
-  print_out(out);
+  print_out(out + problem_lines(threads, torch, h, problems));
   if (verbose) std::cout << "\n" << torch.build_config << "\n";
   return problems > 0 ? 1 : 0;
 }
@@ -142,9 +142,11 @@ void add_doctor_command(CLI::App& app, Action& action) {
                                            "Exit 1 when it prints a PROBLEM (an environment variable or the machine's state)");
   auto verbose = std::make_shared<bool>(false);
   auto threads = std::make_shared<int>(0);
+  auto db = std::make_shared<std::string>();
   cmd->add_flag("--verbose", *verbose, "Also print libtorch's build configuration");
   cmd->add_option("--threads", *threads, "Check this many intra-op threads against the free cores (default: torch's)");
-  cmd->callback([&action, verbose, threads]() { action = [verbose, threads]() { return execute_doctor(*verbose, *threads); }; });
+  cmd->add_option("--db", *db, "History the ceilings are read from (default: $ACCELBENCH_DB, else the default one)");
+  cmd->callback([&action, verbose, threads, db]() { action = [verbose, threads, db]() { return execute_doctor(*verbose, *threads, *db); }; });
 }
 
 }  // namespace accelbench

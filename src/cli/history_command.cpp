@@ -30,6 +30,7 @@ struct HistoryOptions {
   double min_effect = 0.02;
   double threshold = 4.0;
   bool json = false;
+  bool verbose = false;
 };
 
 std::string when(const std::string& iso) { return iso.size() >= 16 ? iso.substr(0, 10) + " " + iso.substr(11, 5) : iso; }
@@ -83,7 +84,8 @@ int execute_history(const HistoryOptions& o) {
                  r.torch_version, r.host, std::to_string(r.case_count), format_duration(r.wall_s)});
   add_distortion_column(t, runs);
   out += render_table(t, 6) + distorted_runs_note(runs) + "\n";
-  out += render_case_history(store.case_history(filter), ChangeOptions{.min_effect = o.min_effect, .threshold = o.threshold});
+  out += render_case_history(store.case_history(filter), ChangeOptions{.min_effect = o.min_effect, .threshold = o.threshold},
+                             o.verbose);
   print_out(out + reference);
   return 0;
 }
@@ -102,6 +104,7 @@ void add_history_command(CLI::App& app, Action& action) {
   cmd->add_option("--min-effect", *min_effect, "Smallest step reported as a change")->capture_default_str();
   cmd->add_option("--threshold", o->threshold, "Step size, in standard errors of the noise, needed for a change")
       ->capture_default_str();
+  cmd->add_flag("--verbose,-v", o->verbose, "Every run of each case, its interval and marks, instead of one row per case");
   cmd->add_flag("--json", o->json, "Print the runs and each case's medians (95% CI) as JSON on stdout instead of the tables");
   cmd->require_subcommand(0, 1);
   add_history_manage_commands(*cmd, action, std::shared_ptr<const std::string>(o, &o->db));

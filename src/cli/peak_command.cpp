@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/machine_distortion.h"
 #include "cli/option_checks.h"
 #include "core/durations.h"
 #include "core/peak_records.h"
@@ -41,7 +42,10 @@ int execute_peak(const PeakFlags& f) {
   if (store && !f.json_path.empty()) check_distinct_files(f.json_path, "--json", store->path(), "the history database");
 
   const bool progress = !f.no_progress && isatty(2);
+  const auto distortion = read_machine_distortion(0);
+  warn_distortion(distortion);
   nlohmann::json document{{"schema", "accelbench.peaks/1"}, {"devices", nlohmann::json::array()}};
+  if (distortion.distorted()) document["warnings"] = nlohmann::json::array({distortion.warning});
   int status = 0;
   for (const auto& device : devices) {
     const auto ceilings = engine::measure_ceilings(device, engine::PeakSettings{f.quick}, [&](const std::string& what) {
@@ -52,6 +56,7 @@ int execute_peak(const PeakFlags& f) {
                           ceilings.torch_version, format_duration(ceilings.wall_s), f.quick ? " [--quick]" : ""));
     print_out(render_table(ceilings_table_rows(ceilings), 2) + "\n");
     for (const auto& line : sustained_lines(ceilings)) print_out("  " + line + "\n");
+    print_out(distortion_closing(distortion, "ceilings"));
     document["devices"].push_back(to_json(ceilings));
     if (!f.json_path.empty()) write_json_document(document, f.json_path);  // after each device: kept if a later one fails
     if (store) {

@@ -10,6 +10,7 @@
 #include "report/profile_table.h"
 #include "report/terminal.h"
 #include "cli/commands.h"
+#include "cli/machine_distortion.h"
 #include "cli/common_options.h"
 #include "cli/option_checks.h"
 #include "cli/workload_lists.h"
@@ -66,13 +67,17 @@ int execute_profile(const ProfileCliOptions& o) {
   std::fprintf(stderr, "accelbench: profiling %s on %s: batch %lld, %d warm-up step%s, %d profiled step%s\n", model.c_str(),
                spec.device.c_str(), static_cast<long long>(o.batch_size), o.warmup, o.warmup == 1 ? "" : "s", o.steps,
                o.steps == 1 ? "" : "s");
+  const auto distortion = read_machine_distortion(o.threads);
+  warn_distortion(distortion);
   const auto capture = profile_training(spec, po);
   const auto profile = analyze_profile(capture);
-  const auto json = profile_to_json(profile, static_cast<std::size_t>(o.top));
+  auto json = profile_to_json(profile, static_cast<std::size_t>(o.top));
+  if (distortion.distorted()) json["warnings"] = nlohmann::json::array({distortion.warning});
   if (json_stdout) {
     std::cout << json.dump(2) << "\n" << std::flush;
   } else {
     print_out(render_profile_table(profile, static_cast<std::size_t>(o.top)));
+    print_out(distortion_closing(distortion, "times"));
     if (!o.json_path.empty()) {
       write_file_atomically(o.json_path, json.dump(2) + "\n");  // never half a file over an earlier one
       std::fprintf(stderr, "accelbench: profile written to %s\n", o.json_path.c_str());

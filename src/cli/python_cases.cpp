@@ -105,9 +105,12 @@ void add_python_options(CLI::App* cmd, PythonFlags& f, WorkloadInputs& in) {
                   "its batch from --input and --target");
   cmd->add_option("--py-optimizer", f.py_optimizer,
                   "The Python cases' optimizer: adam (PyTorch's default), adam:fused, adam:foreach, adamw[:fused], sgd");
-  cmd->add_option("--compile", f.compile, "torch.compile the Python cases' model: default, reduce-overhead or max-autotune")
+  cmd->add_option("--compile", f.compile,
+                  "torch.compile the Python cases' model (off unless given): MODE default (--compile alone), "
+                  "reduce-overhead or max-autotune")
       ->expected(0, 1)
-      ->default_str("default");
+      ->default_str("default")
+      ->option_text("[MODE]");
 }
 
 PythonSetup apply_python_flags(const PythonFlags& f, const CLI::App& cmd, SuiteRequest& req, std::vector<std::string>& models,

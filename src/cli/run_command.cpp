@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/machine_distortion.h"
 #include "cli/run_request.h"
 #include "cli/workload_lists.h"
 #include "core/errors.h"
@@ -14,7 +15,6 @@
 #include "engine/torch_info.h"
 #include "report/printer.h"
 #include "store/history_store.h"
-#include "system/machine_checks.h"
 
 namespace accelbench {
 
@@ -42,16 +42,13 @@ int execute_run(const RunFlags& o, const CLI::App& cmd) {
   RunResult run;
   run.context = collect_context(run_settings_json(o, cmd, request));
   // What on the machine distorts the timings (load, oversubscribed threads...): the whole of it in
-  // the context (and the notes after the tables), its name in one line before measuring.
-  const int threads = o.threads == 0 ? engine::host_threads() : o.threads;
-  const auto findings = check_machine(read_machine_snapshot(0.5, threads));
-  if (const auto machine = machine_summary(findings); !machine.empty()) run.context.warnings.push_back(machine);
-  run.context.distorted_by = distorting_checks(findings);  // the run's mark in the history
+  // the context (and the notes after the tables; --quiet: on stderr), its name in one line before measuring.
+  const auto distortion = read_machine_distortion(o.threads);
+  mark_distortion(run.context, distortion);  // the warning, and the run's mark in the history
   printer.context(run.context);
   for (const auto& line : run_plan_lines(o, request)) printer.plan(line);
   if (!request.loops.why.empty()) printer.note(request.loops.why);
-  if (const auto headline = machine_headline(findings); !headline.empty() && verbosity == Verbosity::kNormal)
-    printer.plan(headline);
+  if (distortion.distorted() && verbosity == Verbosity::kNormal) printer.plan(distortion.headline);
 
   // Each round of a case in a fresh process by default; the stages from here on: drivers/run_driver.h.
   const auto each_round = with_python_cases(round_measurer(request.timing), request.python);

@@ -23,9 +23,12 @@ void add_python_sweep_options(CLI::App* cmd, PythonFlags& f) {
   cmd->add_option("--python", f.python, "The Python the Python points run under (default: the first python3 that imports torch)");
   cmd->add_option("--py-optimizer", f.py_optimizer,
                   "The Python points' optimizer: adam (PyTorch's default), adam:fused, adam:foreach, adamw[:fused], sgd");
-  cmd->add_option("--compile", f.compile, "torch.compile the Python points' model: default, reduce-overhead or max-autotune")
+  cmd->add_option("--compile", f.compile,
+                  "torch.compile the Python points' model (off unless given): MODE default (--compile alone), "
+                  "reduce-overhead or max-autotune")
       ->expected(0, 1)
-      ->default_str("default");
+      ->default_str("default")
+      ->option_text("[MODE]");
 }
 
 PythonSetup apply_python_sweep_flags(const PythonFlags& f, const CLI::App& cmd, CaseSpec& base, WorkloadInputs& inputs) {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/machine_distortion.h"
 #include "cli/option_checks.h"
 #include "cli/workload_lists.h"
 #include "core/errors.h"
@@ -128,6 +129,7 @@ SweepEnvironment sweep_environment(SweepSetup& s, const std::string& command) {
   SweepEnvironment env;
   env.command = command;
   env.context = collect_context(s.settings);
+  mark_distortion(env.context, read_machine_distortion(0));  // said before the points and with the advice
   env.budget_s = s.budget_s;
   env.max_per_point_s = s.max_per_point_s;
   s.measurer = with_python_cases(std::move(s.measurer), s.python);  // unchanged without Python points

@@ -50,7 +50,7 @@ std::unique_ptr<Device> open_device(std::string_view spec_view) {
         const bool not_built = status.detail.find("built without") != std::string::npos;
         throw UsageError(fmt::format("device '{}' is not available: {}; available: {}{}", spec, status.detail, available_list(),
                                      not_built ? fmt::format(". To measure on {}, build against a libtorch with it: make build "
-                                                             "TORCH_PREFIX=/path/to/libtorch (README, Install)", backend)
+                                                             "TORCH_PREFIX=/path/to/libtorch (README.md, Start)", backend)
                                                : ""));
       }
     throw UsageError(fmt::format("device '{}' is not available on this machine; available: {}", spec, available_list()));

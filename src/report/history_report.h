@@ -15,7 +15,10 @@ namespace accelbench {
 // side of a step to tell it from the scatter between runs).
 inline constexpr std::size_t kMinRunsForChange = 4;
 
-std::string render_case_history(const std::vector<CaseHistoryPoint>& points, const ChangeOptions& options);
+// One row per case (its runs, the latest median and interval, the changes found), then the medians
+// by torch version where a case ran under several; with `verbose`, every run of each case in a table
+// of its own instead. The last line counts the changes and says what one is.
+std::string render_case_history(const std::vector<CaseHistoryPoint>& points, const ChangeOptions& options, bool verbose = false);
 
 // The runs table of `history`: a "timings" column ("DISTORTED: load") added to `table` (a header
 // row, then one row per run of `runs`) where any run is marked (StoredRunInfo::distorted_by); and
@@ -29,9 +32,10 @@ std::string distorted_runs_note(const std::vector<StoredRunInfo>& runs);
 std::string history_interval_name(const std::vector<const CaseHistoryPoint*>& points);
 std::string history_interval_text(const CaseHistoryPoint& point, const std::vector<const CaseHistoryPoint*>& points);
 
-// The `compare` command's report of run B against run A: the interval's level said once, then per
-// case the medians, B/A with its interval ("1.004x [0.998, 1.010]", core/durations.h format_ratio_ci),
-// p and the verdict; the cases in one run only; the counts and how the verdict is reached.
-std::string render_comparison(const RunComparison& cmp, const CompareOptions& options);
+// The `compare` command's report of run B against run A: a line per case (the medians, B/A with its
+// interval at options.shown_level in the column's name, "1.004x [0.998, 1.010]" as core/durations.h
+// format_ratio_ci writes it, the verdict); the cases in one run only; the counts in one line. With
+// `verbose`, p and each verdict's reason as columns and how the verdict is reached.
+std::string render_comparison(const RunComparison& cmp, const CompareOptions& options, bool verbose = false);
 
 }  // namespace accelbench

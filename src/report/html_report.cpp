@@ -154,7 +154,9 @@ constexpr const char* kScript = R"js(
 
 // One chart per case of the run that the history holds at least twice (same workload, device,
 // precision and batch): its median step time in each stored run, with the interval the run stored,
-// on a linear axis in ms; the table writes them as the case tables do.
+// on a linear axis in ms up to kHistoryAxisOverMedians times the largest median (an interval beyond
+// it clipped and marked); the table writes them as the case tables do.
+constexpr double kHistoryAxisOverMedians = 2.0;
 std::string history_figures(const ReportSource& src) {
   std::string out;
   int index = 0;
@@ -177,6 +179,9 @@ std::string history_figures(const ReportSource& src) {
                    history_interval_text(*p, points),
                    std::to_string(p->n)});
     }
+    double largest_median = 0;
+    for (const auto* p : points) largest_median = std::max(largest_median, p->median * 1e3);
+    spec.axis_max = kHistoryAxisOverMedians * largest_median;  // one absurd interval does not flatten the rest
     out += figure(fmt::format("history-{}", index++), "History: " + label, render_bar_chart(spec), t);
   }
   return out;

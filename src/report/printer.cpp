@@ -11,6 +11,7 @@
 #include "core/durations.h"
 #include "report/json_report.h"
 #include "report/terminal.h"
+#include "system/machine_checks.h"
 
 namespace accelbench {
 
@@ -66,6 +67,7 @@ TerminalPrinter::~TerminalPrinter() {
 
 TerminalPrinter::ShownProgress ticked_progress(TerminalPrinter::ShownProgress p, double seconds) {
   p.run_elapsed_s += seconds;
+  p.over_s += std::max(0.0, seconds - p.eta_s);
   p.eta_s = std::max(0.0, p.eta_s - seconds);
   return p;
 }
@@ -87,7 +89,10 @@ void TerminalPrinter::hold(const std::string& line) {
 
 void TerminalPrinter::context(const RunContext& c) {
   for (const auto& w : c.warnings) {
-    if (verbosity_ == Verbosity::kVerbose) print_err(fmt::format("accelbench: warning: {}\n", w));
+    // --quiet drops the other warnings, never a distortion of the timings it prints.
+    const bool distortion = w.rfind(kDistortionWarning, 0) == 0;
+    if (verbosity_ == Verbosity::kVerbose || (verbosity_ == Verbosity::kQuiet && distortion))
+      print_err(fmt::format("accelbench: warning: {}\n", w));
     else if (verbosity_ == Verbosity::kNormal) hold("warning: " + w);
   }
 }
@@ -105,12 +110,12 @@ void TerminalPrinter::case_started(const CasePosition& at, const CaseSpec& /*spe
 void TerminalPrinter::progress(const CasePosition& at, const ProgressEvent& e, double run_elapsed_s, double eta_s) {
   if (!progress_line_) return;
   std::lock_guard lock(mutex_);
-  shown_ = ShownProgress{at, e.spec ? *e.spec : CaseSpec{}, e, run_elapsed_s, eta_s, std::chrono::steady_clock::now()};
+  shown_ = ShownProgress{at, e.spec ? *e.spec : CaseSpec{}, e, run_elapsed_s, eta_s, 0, std::chrono::steady_clock::now()};
   shown_.event.spec = nullptr;  // the copy above is what is drawn
   draw_progress(shown_);
 }
 
-void TerminalPrinter::draw_progress(const ShownProgress& p) {
+std::string progress_text(const TerminalPrinter::ShownProgress& p) {
   const auto& e = p.event;
   std::string detail = e.stage;
   if (e.stage == "measure")
@@ -118,14 +123,21 @@ void TerminalPrinter::draw_progress(const ShownProgress& p) {
                          format_relative_half_width(std::isfinite(e.relative_half_width) ? e.relative_half_width : 0.999));
   else if (e.stage == "warm-up")
     detail = fmt::format("warm-up step {}", e.samples);
-  // A clock, not a duration: whole seconds ("0:07", "12:40"); "finishing" once no time is left.
+  // A clock, not a duration: whole seconds ("0:07", "12:40"); once no time is left, how long over and
+  // what ends it.
   auto clock = [](double s) {
     const long t = std::lround(std::max(0.0, std::isfinite(s) ? s : 0.0));
     return fmt::format("{}:{:02d}", t / 60, static_cast<int>(t % 60));
   };
-  const auto line = fmt::format("[{}/{}] {} on {}: {} | elapsed {} | {}", p.at.index + 1, p.at.total, p.spec.workload,
-                                p.spec.device, detail, clock(p.run_elapsed_s),
-                                p.eta_s >= 1 ? "~" + clock(p.eta_s) + " left" : std::string("finishing"));
+  return fmt::format("[{}/{}] {} on {}: {} | elapsed {} | {}", p.at.index + 1, p.at.total, p.spec.workload, p.spec.device,
+                     detail, clock(p.run_elapsed_s),
+                     p.eta_s >= 1 ? "~" + clock(p.eta_s) + " left"
+                                  : fmt::format("over by {}: waiting for the {} in hand", clock(p.over_s),
+                                                e.stage == "measure" ? std::string("sample") : e.stage));
+}
+
+void TerminalPrinter::draw_progress(const ShownProgress& p) {
+  const auto line = progress_text(p);
   // One terminal line: never wider than the terminal (a wrapped line could not be rewritten with \r).
   const auto width = output_width(2);
   const auto shown = display_width(line) < width ? line : line.substr(0, width - 1);
@@ -149,7 +161,13 @@ void TerminalPrinter::case_finished(const CasePosition& at, const CaseResult& re
 }
 
 void TerminalPrinter::note(const std::string& line) {
-  if (verbosity_ == Verbosity::kNormal) return hold(line);
+  // A note of work as it starts ("parity of mlp on cuda:0 against the CPU ..."): news while it runs,
+  // not after the report, where the table gives its outcome.
+  const bool starting = line.size() > 3 && line.compare(line.size() - 3, 3, "...") == 0;
+  if (verbosity_ == Verbosity::kNormal) {
+    if (!starting) hold(line);
+    return;
+  }
   if (verbosity_ == Verbosity::kQuiet) return;
   std::lock_guard lock(mutex_);
   clear_progress();

@@ -82,7 +82,8 @@ class JsonFilePrinter : public Printer {
 // How much a command says on stderr besides its report. kVerbose: every warning and note as it
 // happens (the sweeps, `run --verbose`). kNormal (`run`): the plan lines before measuring, every
 // other warning and note held until the report is out, then under "Notes:", grouped by the case they
-// are about, each once. kQuiet (`run --quiet`): no plan, no notes, no "done" line.
+// are about, each once (a note of work as it starts, ending in "...", is not held). kQuiet (`run
+// --quiet`): no plan, no notes, no "done" line; a distortion of the timings still said on stderr.
 enum class Verbosity { kQuiet, kNormal, kVerbose };
 
 // Terminal output: warnings, the plan line, the case lines and the "done" line on stderr; the
@@ -112,6 +113,7 @@ class TerminalPrinter : public Printer {
     CaseSpec spec;
     ProgressEvent event;
     double run_elapsed_s = 0, eta_s = 0;
+    double over_s = 0;  // how long the case has gone on past its time (its stage in hand ends it)
     std::chrono::steady_clock::time_point drawn_at;
   };
 
@@ -140,7 +142,11 @@ class TerminalPrinter : public Printer {
 std::string render_held_notes(const std::vector<std::string>& notes);
 
 // The progress line `seconds` after it was drawn: the run's elapsed time on by `seconds`, the time
-// left down by as much (never below 0), the rest as it was.
+// left down by as much (never below 0; what goes below it counts as time over), the rest as it was.
+// With no time left the line says how long it has gone over and what it waits for ("over by
+// 0:12: waiting for the sample in hand"), never one word for long.
 TerminalPrinter::ShownProgress ticked_progress(TerminalPrinter::ShownProgress p, double seconds);
+// The progress line's text: "[2/6] mlp on cpu: 40 samples, +-3.1% | elapsed 0:12 | ~0:30 left".
+std::string progress_text(const TerminalPrinter::ShownProgress& p);
 
 }  // namespace accelbench

@@ -134,6 +134,7 @@ Axis bar_value_axis(const BarChartSpec& spec) {
     }
   }
   if (spec.baseline) hi = std::max(hi, *spec.baseline);
+  if (spec.axis_max && !spec.log_scale && *spec.axis_max > 0) hi = std::min(hi, *spec.axis_max / 1.12);
   Axis y;
   y.log = spec.log_scale && std::isfinite(lo) && lo > 0;
   y.a0 = kHeight - kBottom;
@@ -160,12 +161,20 @@ std::string bar_with_whisker(const BarItem& item, double x, double bar_w, const 
       std::fabs(base_px - top), fill, xml_escape(item.group), xml_escape(item.series),
       item.text.empty() ? fmt::format(fmt::runtime(value_format), item.value) : xml_escape(item.text));
   if (!item.reference && item.high > item.low && item.low > 0) {
-    const double cx = x + bar_w / 2, y0 = y.map(item.low), y1 = y.map(item.high);
+    const bool clipped = !y.log && item.high > y.hi;
+    const double cx = x + bar_w / 2, y0 = y.map(item.low), y1 = y.map(clipped ? y.hi : item.high);
     out += fmt::format(
         "<g class=\"whisker\"><line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\"/>"
-        "<line x1=\"{3:.1f}\" y1=\"{1:.1f}\" x2=\"{4:.1f}\" y2=\"{1:.1f}\" stroke=\"#000\"/>"
-        "<line x1=\"{3:.1f}\" y1=\"{2:.1f}\" x2=\"{4:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\"/></g>\n",
+        "<line x1=\"{3:.1f}\" y1=\"{1:.1f}\" x2=\"{4:.1f}\" y2=\"{1:.1f}\" stroke=\"#000\"/>",
         cx, y0, y1, cx - 5, cx + 5);
+    if (clipped)
+      out += fmt::format("<path class=\"clipped\" d=\"M{0:.1f} {2:.1f} L{1:.1f} {3:.1f} L{4:.1f} {2:.1f} Z\" fill=\"#c00\">"
+                         "<title>{5} {6}: interval clipped at the axis, it reaches {7}</title></path></g>\n",
+                         cx - 6, cx, y1 + 9, y1, cx + 6, xml_escape(item.group), xml_escape(item.series),
+                         fmt::format(fmt::runtime(value_format), item.high));
+    else
+      out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#000\"/></g>\n",
+                         cx - 5, y1, cx + 5);
   }
   return out;
 }
@@ -193,7 +202,11 @@ std::string render_bar_chart(const BarChartSpec& spec) {
   for (std::size_t i = 0; i < series.size(); ++i) colours.push_back(series_colour(i));
   double bottom = 0;
   const std::string leg = legend(series, colours, series_ref, kHeight - kBottom + 40, bottom);
-  std::string out = svg_open(spec.id, spec.title, std::max(kHeight, bottom));
+  const bool any_clipped = !y.log && std::any_of(spec.items.begin(), spec.items.end(), [&](const BarItem& it) {
+    return !it.reference && it.high > it.low && it.low > 0 && it.high > y.hi;
+  });
+  const double note_y = bottom + 10;  // under the legend
+  std::string out = svg_open(spec.id, spec.title, std::max(kHeight, any_clipped ? note_y + 8 : bottom));
   out += "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
          "<rect width=\"6\" height=\"6\" fill=\"#eee\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#777\" stroke-width=\"3\"/>"
          "</pattern></defs>\n";
@@ -222,6 +235,9 @@ std::string render_bar_chart(const BarChartSpec& spec) {
     }
   }
   out += "</g>\n";
+  if (any_clipped)
+    out += fmt::format("<text class=\"clipped-note\" x=\"{}\" y=\"{:.1f}\">red arrowhead: an interval beyond the axis, "
+                       "clipped (its end in its tooltip and the table)</text>\n", kLeft, note_y);
   if (spec.baseline) {
     const double py = y.map(*spec.baseline);
     out += fmt::format("<line class=\"baseline\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#c00\" stroke-dasharray=\"4 3\"/>\n",

@@ -25,6 +25,10 @@ struct BarChartSpec {
   bool log_scale = false;
   std::optional<double> baseline;  // a horizontal rule (e.g. 1x)
   std::string value_format = "{:.2f}";
+  // The value axis ends at this (linear scale): a whisker reaching beyond it is cut at the axis's
+  // top and marked (class "clipped", an arrowhead, its real end in its <title>), and the chart says
+  // so under the plot. None: the axis holds every value and whisker.
+  std::optional<double> axis_max;
 };
 std::string render_bar_chart(const BarChartSpec& spec);
 

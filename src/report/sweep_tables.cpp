@@ -1,6 +1,7 @@
 #include "report/sweep_tables.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "core/durations.h"
 #include "report/reports.h"
 #include "report/terminal_table.h"
+#include "system/machine_checks.h"
 
 namespace accelbench {
 
@@ -51,6 +53,9 @@ std::string sweep_report_ending(const RunResult& run, const nlohmann::json& docu
   std::string out;
   if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.noisy; }))
     out += "~ = noisy: CI target not met in the time allowed.\n";
+  if (!run.context.distorted_by.empty())
+    out += fmt::format("\nwarning: {} (by: {}; the warning before the points says how): the points above, and advice "
+                       "from them, may be the machine's\n", kDistortionWarning, fmt::join(run.context.distorted_by, ", "));
   if (const auto advice = render_advice(advise(run, document)); !advice.empty()) out += "\n" + advice;
   return out;
 }

@@ -2,6 +2,7 @@
 #include "core/utilisation.h"
 
 #include "core/parity.h"
+#include "core/sweep_records.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analysis/advisor.h"
@@ -141,12 +143,13 @@ std::string format_joules(double j) {
 // Energy, power and temperature of each case's measured window (only the columns some case has),
 // the reasons for what is unavailable (once each), and the predicted training run (--epochs).
 std::string render_telemetry_section(const RunResult& run, bool one_line_missing) {
-  bool energy = false, temperature = false, clock = false;
+  bool energy = false, temperature = false, clock = false, throttled = false;
   for (const auto& c : run.cases) {
     if (!c.telemetry) continue;
     energy |= c.telemetry->energy_j.available();
     temperature |= c.telemetry->max_temperature_c.available();
     clock |= c.telemetry->mean_clock_mhz.available();
+    throttled |= c.telemetry->throttled;
   }
   auto show = [](const TelemetryFigure& f, auto format) { return f.value ? format(*f.value) : std::string("n/a"); };
   std::string out;
@@ -155,11 +158,13 @@ std::string render_telemetry_section(const RunResult& run, bool one_line_missing
     if (energy) header.insert(header.end(), {"energy/step", "energy/epoch", "mean power", "peak power"});
     if (temperature) header.push_back("max temp");
     if (clock) header.push_back("clock");
-    header.push_back("throttled");
+    if (throttled) header.push_back("throttled");  // a column of "no" says nothing
     std::vector<std::vector<std::string>> t{header};
     for (const auto& c : run.cases) {
       if (!c.telemetry) continue;
       const auto& m = *c.telemetry;
+      // A row with no figure (the CPU beside a GPU with its sources) says nothing: the line after the table names it.
+      if (!m.energy_j.value && !m.max_temperature_c.value && !m.mean_clock_mhz.value && !m.throttled) continue;
       std::vector<std::string> row{model_label(c.spec), c.spec.device};
       if (energy) {
         row.push_back(show(m.energy_per_step_j, format_joules));
@@ -169,7 +174,7 @@ std::string render_telemetry_section(const RunResult& run, bool one_line_missing
       }
       if (temperature) row.push_back(show(m.max_temperature_c, [](double v) { return fmt::format("{:.0f} C", v); }));
       if (clock) row.push_back(show(m.mean_clock_mhz, [](double v) { return fmt::format("{:.0f} MHz", v); }));
-      row.push_back(m.throttled ? fmt::format("{}/{} readings", m.throttled_samples, m.samples) : "no");
+      if (throttled) row.push_back(m.throttled ? fmt::format("{}/{} readings", m.throttled_samples, m.samples) : "no");
       t.push_back(row);
     }
     out += "\nEnergy and temperature over the measured window (device's own sources; see the JSON for each figure's source):\n";
@@ -349,13 +354,24 @@ static std::string render_summary_section(const RunResult& run, const std::vecto
   return out;
 }
 
-// The speed-ups' numerical parity with the CPU, where it was checked.
-static std::string render_parity_section(const RunResult& run) {
-  if (!std::any_of(run.speedups.begin(), run.speedups.end(), [](const Speedup& s) { return s.parity.has_value(); })) return "";
+// Whether a speed-up's parity check disagrees with the CPU: it failed, skipped steps, or a loss or
+// gradient norm differs by more than kParityTolerance.
+static bool parity_disagrees(const Parity& p) {
+  return !p.error.empty() || p.skipped_steps > 0 || p.max_loss_rel_diff > kParityTolerance ||
+         (p.grad_norm_rel_diff && std::fabs(*p.grad_norm_rel_diff) > kParityTolerance);
+}
+
+// The speed-ups' numerical parity with the CPU, where it was checked; `disagreeing_only`: only the
+// checks that disagree (nothing where all agree; --verbose and the JSON give every check).
+static std::string render_parity_section(const RunResult& run, bool disagreeing_only) {
+  const auto shown = [&](const Speedup& s) { return s.parity && (!disagreeing_only || parity_disagrees(*s.parity)); };
+  if (!std::any_of(run.speedups.begin(), run.speedups.end(), shown)) return "";
   std::string out = "Numerical parity with the CPU (same initial weights and batches, dropout off):\n";
   for (const auto& s : run.speedups)
-    if (s.parity)
-      out += fmt::format("  {} on {} ({}): {}\n", s.label(), s.device, s.dtype, describe_parity(*s.parity));
+    if (shown(s)) out += fmt::format("  {} on {} ({}): {}\n", s.label(), s.device, s.dtype, describe_parity(*s.parity));
+  const auto checked = std::count_if(run.speedups.begin(), run.speedups.end(), [](const Speedup& s) { return s.parity.has_value(); });
+  if (checked > std::count_if(run.speedups.begin(), run.speedups.end(), shown))
+    out += fmt::format("  (the other checks agree within {:.0f}%)\n", 100 * kParityTolerance);
   return out;
 }
 
@@ -428,6 +444,9 @@ static std::string render_cases_section(const RunResult& run, std::size_t max_no
                   fmt::format("{:.3f}->{:.3f}", c.loss_before, c.loss_after), c.synthetic_data ? "synthetic" : "real",
                   terminal_case_notes(c, max_notes)});
   }
+  // A data column of "real" on every row says nothing: shown where a case trained on synthetic data.
+  if (std::none_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.ok() && c.synthetic_data; }))
+    for (auto& row : t2) row.erase(row.end() - 2);
   add_implementation_column(t2, run);
   return render_table(t2, has_implementation_column(run) ? 4 : 3);
 }
@@ -446,19 +465,54 @@ static std::string render_phases_section(const RunResult& run) {
   return out + render_table(t3, 2);
 }
 
+// The advice after a run, one item a rule: where a rule spoke for several cases, its first item
+// names the others ("the same rule for cnn on cpu"), whose items `accelbench advise` gives.
+static std::vector<Advice> one_item_per_rule(const std::vector<Advice>& advice) {
+  std::vector<Advice> out;
+  std::map<std::string, std::vector<std::string>> others;
+  for (const auto& a : advice) {
+    if (std::any_of(out.begin(), out.end(), [&](const Advice& kept) { return kept.rule == a.rule; })) others[a.rule].push_back(a.subject);
+    else out.push_back(a);
+  }
+  for (auto& a : out)
+    if (const auto it = others.find(a.rule); it != others.end())
+      a.text += fmt::format(" (the same rule for {}: `accelbench advise` gives each)", fmt::join(it->second, ", "));
+  return out;
+}
+
+// What each mark in the notes column means, for the marks that column shows: one line, "" for none.
+static std::string marks_legend(const RunResult& run, std::size_t max_notes) {
+  static const std::vector<std::pair<const char*, const char*>> meanings{
+      {"LOSS ROSE", "the loss ended above where it began"},
+      {"THROTTLED", "the device held its clock back (power or heat)"},
+      {"ROUNDS DISAGREE", "its rounds (fresh processes) differ beyond the CI target"},
+      {"DRIFTING", "its step time still moved when its time ran out"},
+      {"LAUNCH-BOUND", "the device idles between kernels, waiting for the host"},
+      {"INPUT-BOUND", "waiting for data over 10% of the step"},
+  };
+  std::string shown;
+  for (const auto& c : run.cases)
+    if (c.ok()) shown += terminal_case_notes(c, max_notes) + "\n";
+  std::vector<std::string> parts;
+  for (const auto& [mark, meaning] : meanings)
+    if (shown.find(mark) != std::string::npos) parts.push_back(fmt::format("{}: {}", mark, meaning));
+  return parts.empty() ? "" : fmt::format("{}.\n", fmt::join(parts, "; "));
+}
+
 std::string render_terminal_report(const RunResult& run, const TerminalReportOptions& o) {
   const auto devices = terminal_report_devices(run);
   std::string out = o.quiet ? "" : o.answer_first ? "\n" : render_terminal_header(run);
   out += render_summary_section(run, devices, !o.answer_first);
   out += render_graphs_section(run);
-  out += render_parity_section(run);
+  out += render_parity_section(run, o.answer_first);
   out += "\n";
   out += render_cases_section(run, o.answer_first ? kNotesShown : 0);
   if (o.answer_first && std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) {
         return terminal_case_notes(c, kNotesShown) != terminal_case_notes(c, 0);
       }))
     out += "notes: the two most telling; noisy +-X%: this run's own 95% interval; +N: --verbose, JSON.\n";
-  if (!o.quiet) out += render_rounds_section(run);
+  out += marks_legend(run, o.answer_first ? kNotesShown : 0);
+  if (!o.quiet && !o.answer_first) out += render_rounds_section(run);  // after a run: --verbose (the marks say where they disagree)
   const auto telemetry = render_telemetry_section(run, o.answer_first);
   out += o.quiet ? telemetry.substr(0, telemetry.find("\nNot measured here: ")) : telemetry;
   out += render_phases_section(run);
@@ -466,20 +520,28 @@ std::string render_terminal_report(const RunResult& run, const TerminalReportOpt
   if (o.quiet) return out;
   auto advice = advise(run);
   const auto all = advice.size();
+  if (o.answer_first) advice = one_item_per_rule(advice);
   if (o.max_advice > 0 && advice.size() > o.max_advice) advice.resize(o.max_advice);
   if (!advice.empty()) out += "\n" + render_advice(advice);
-  if (all > advice.size())
+  if (o.answer_first)
+    out += fmt::format("More: {}--verbose (every note), `accelbench report` (HTML), --json (every figure).\n",
+                       all > advice.size() ? fmt::format("`accelbench advise` (+{}), ", all - advice.size()) : "");
+  else if (all > advice.size())
     out += fmt::format("  ({} more: `accelbench advise` lists every item, ranked)\n", all - advice.size());
   return out;
 }
 
 namespace {
+// Why a range is too wide to show, without what to do about it (the advice says that, once):
+// "its next run's range would span 90x: this run's rounds moved 6.5x".
+std::string too_wide_why(const std::string& too_wide) { return too_wide.substr(0, too_wide.find("; ")); }
+
 std::string summary_of_speedup(const std::string& name, const Speedup& s) {
   const auto which = interval_name(s.widened_by_history);
   if (!(s.ratio > 0) || !(s.ci_low > 0)) return fmt::format("{}: {} over {}: no interval", name, s.device, s.baseline_device);
   if (s.run_to_run && !s.run_to_run->too_wide.empty())
     return fmt::format("{}: this run cannot tell {} from {} ({:.2f}x measured): {}", name, s.device, s.baseline_device,
-                       s.ratio, s.run_to_run->too_wide);
+                       s.ratio, too_wide_why(s.run_to_run->too_wide));
   if (s.ci_low > 1)
     return fmt::format("{}: {} ran {} as fast as {} ({})", name, s.device, format_ratio_ci(s.ratio, s.ci_low, s.ci_high),
                        s.baseline_device, which);
@@ -490,16 +552,36 @@ std::string summary_of_speedup(const std::string& name, const Speedup& s) {
                      format_ratio_ci(s.ratio, s.ci_low, s.ci_high), which);
 }
 
-// `without_speedup`: why the model has no speed-up ("CPU only", "no CPU case to compare with").
-std::string summary_of_case(const std::string& name, const CaseResult& c, const std::string& without_speedup) {
+// A case without a speed-up: its step time and interval (render_run_summary says why there is no speed-up).
+std::string summary_of_case(const std::string& name, const CaseResult& c) {
   if (!c.ok()) return fmt::format("{}: FAILED on {} (the table says why)", name, c.spec.device);
   const auto which = interval_name(c.run_to_run && c.run_to_run->widened);
   const auto interval = c.run_to_run && !c.run_to_run->too_wide.empty()
-                            ? fmt::format(" ({} not shown: {})", which, c.run_to_run->too_wide)
+                            ? fmt::format(" ({} not shown: {})", which, too_wide_why(c.run_to_run->too_wide))
                         : has_interval(c) ? fmt::format(" ({}, {})", case_interval_text(c), which)
                                           : std::string(" (no interval)");
-  return fmt::format("{}: {} a step on {}{}; {}", name, format_seconds_short(c.stats.median), c.spec.device, interval,
-                     without_speedup);
+  return fmt::format("{}: {} a step on {}{}", name, format_seconds_short(c.stats.median), c.spec.device, interval);
+}
+}  // namespace
+
+namespace {
+// --graphs: the graphs case of row `m` against the eager step on its device, in the words of a speed-up.
+std::optional<std::string> summary_of_graphs(const RunResult& run, const ReportRow& m, const std::string& name) {
+  for (const auto& d : terminal_report_devices(run))
+    if (const auto* g = find_row_speedup(run.graph_speedups, m.model, m.dtype, d, m.batch)) {
+      auto words = *g;
+      words.device = "the CUDA graph on " + d;
+      words.baseline_device = "the eager step";
+      return summary_of_speedup(name, words);
+    }
+  return std::nullopt;
+}
+
+// Whether row `m` is the eager step of a graphs case with a speed-up (whose line says the eager step).
+bool eager_of_graphs(const RunResult& run, const ReportRow& m) {
+  return std::any_of(run.graph_speedups.begin(), run.graph_speedups.end(), [&](const Speedup& g) {
+    return g.label() == m.model.substr(0, m.model.find('[')) + "[graphs]" && g.dtype == m.dtype && (m.batch == 0 || g.batch_size == m.batch);
+  });
 }
 }  // namespace
 
@@ -510,25 +592,33 @@ std::string render_run_summary(const RunResult& run) {
   const std::string without_speedup = !accelerators ? "CPU only"
                                       : cpu         ? "no speed-up: a device failed"
                                                     : "no speed-up: no CPU case to compare with (--devices cpu,...)";
-  std::string out;
+  std::vector<std::string> lines;
+  std::vector<std::size_t> without;  // the lines of a case without a speed-up
   for (const auto& m : report_rows(run)) {
     const auto name = summary_name(m);
     bool said = false;
     for (const auto& d : devices) {
       if (d == "cpu") continue;
       if (const auto* s = find_row_speedup(run.speedups, m.model, m.dtype, d, m.batch)) {
-        out += "  " + summary_of_speedup(name, *s) + "\n";
+        lines.push_back("  " + summary_of_speedup(name, *s));
         said = true;
       }
     }
-    if (said) continue;
+    if (const auto graphs = summary_of_graphs(run, m, name)) lines.push_back("  " + *graphs), said = true;
+    if (said || eager_of_graphs(run, m)) continue;
     for (const auto& d : devices)
       if (const auto* c = find_row_case(run, m, d)) {
-        out += "  " + summary_of_case(name, *c, without_speedup) + "\n";
+        if (c->ok()) without.push_back(lines.size());
+        lines.push_back("  " + summary_of_case(name, *c));
         break;
       }
   }
-  return out.empty() ? "" : "Summary:\n" + out;
+  if (lines.empty()) return "";
+  // Why there is no speed-up: on its line where one case has none, else once after them all.
+  if (without.size() == 1) lines[without.front()] += "; " + without_speedup;
+  if (without.size() > 1)
+    lines.push_back(fmt::format("  ({})", accelerators ? without_speedup : "CPU only: no accelerator, so no speed-up"));
+  return fmt::format("Summary:\n{}\n", fmt::join(lines, "\n"));
 }
 
 }  // namespace accelbench

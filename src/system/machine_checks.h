@@ -94,6 +94,8 @@ double busy_cores(const MachineSnapshot& s);
 // (machine_headline: "timings may be DISTORTED by: load, threads (see Notes)", the names that fit
 // kHeadlineNamesWidth characters, then "and N more": with "accelbench: " before it, at most 100 columns).
 std::string machine_summary(const std::vector<MachineFinding>& findings);
+// How machine_summary's warning begins: what tells it from the context's other warnings.
+inline constexpr const char* kDistortionWarning = "timings may be DISTORTED";
 inline constexpr std::size_t kHeadlineNamesWidth = 36;
 std::string machine_headline(const std::vector<MachineFinding>& findings);
 // The names of the checks that distort, each once, in order ("load", "busy processes"): the run's

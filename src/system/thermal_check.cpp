@@ -25,7 +25,7 @@ std::string machine_summary(const std::vector<MachineFinding>& findings) {
   std::string out;
   for (const auto& f : findings)
     if (f.distorts) out += (out.empty() ? "" : "; ") + f.text;
-  return out.empty() ? "" : "timings may be DISTORTED: " + out + " (accelbench doctor says how to fix it)";
+  return out.empty() ? "" : std::string(kDistortionWarning) + ": " + out + " (accelbench doctor says how to fix it)";
 }
 
 std::vector<std::string> distorting_checks(const std::vector<MachineFinding>& findings) {

@@ -124,10 +124,13 @@ TEST_F(ResultsCli, StoredRunsHistoryAndLatestReport) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("10 runs in"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cnn on cuda:0"), std::string::npos);
+  EXPECT_NE(r.out.find("cnn on cuda:0, by torch: 2.12.0: 6 runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("% at run 7 (torch 2.13.0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 change detected"), std::string::npos) << r.out;  // cuda only: one series
+  r = cli("history --model cnn --device cuda --verbose");  // every run: the step's line under the table
   EXPECT_NE(r.out.find("by PyTorch version: torch 2.12.0: 6 runs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("change at run 7"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("torch 2.12.0 -> 2.13.0"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("1 change detected"), std::string::npos) << r.out;  // cuda only: one series
   r = cli("history --model mlp");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("0 runs"), std::string::npos) << r.out;
@@ -212,15 +215,43 @@ TEST_F(ResultsCli, CompareJudgesAgainstTheRunToRunSpread) {
     return p;
   };
   const auto noisy_a = write_with_spread("na.json", 1.0, 0.10, 1), noisy_b = write_with_spread("nb.json", 1.25, 0.10, 2);
-  auto r = cli(fmt::format("compare {} {} --fail-above 5%", noisy_a, noisy_b));
+  auto r = cli(fmt::format("compare {} {} --fail-above 5% --verbose", noisy_a, noisy_b));  // --verbose: each reason
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0 SLOWER, 0 FASTER"), std::string::npos) << r.out;
   EXPECT_NE(accelbench::testing::unwrapped(r.out).find("within run-to-run noise"), std::string::npos) << r.out;
   const auto quiet_a = write_with_spread("qa.json", 1.0, 0.03, 1), quiet_b = write_with_spread("qb.json", 1.30, 0.03, 2);
-  r = cli(fmt::format("compare {} {} --fail-above 5%", quiet_a, quiet_b));
+  r = cli(fmt::format("compare {} {} --fail-above 5% --verbose", quiet_a, quiet_b));
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("6 SLOWER, 0 FASTER"), std::string::npos) << r.out;
   EXPECT_NE(accelbench::testing::unwrapped(r.out).find("beyond run-to-run noise"), std::string::npos) << r.out;
+}
+
+// Two runs of three models compared read in one screen: at most 8 lines, a line per case with its
+// verdict and its interval at 95%; the method under --verbose. history of three runs: a row per case.
+TEST_F(ResultsCli, CompareAndHistoryFitOneScreen) {
+  SyntheticOptions a;
+  a.devices = {"cpu"};
+  SyntheticOptions b = a;
+  b.seed = 2;
+  b.slowdown = 1.10;
+  {
+    HistoryStore store(db_);
+    for (const auto& o : {a, b, a}) store.save_run(make_run(o));
+  }
+  auto r = cli("compare 1 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_LE(count_lines(r.out), 8) << r.out;
+  EXPECT_NE(r.out.find("B/A 95%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 SLOWER"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Mann-Whitney"), std::string::npos) << r.out;
+  r = cli("compare 1 2 --verbose");
+  EXPECT_NE(r.out.find("Mann-Whitney"), std::string::npos) << r.out;
+  r = cli("history");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_LE(count_lines(r.out), 15) << r.out;
+  EXPECT_EQ(r.out.find("when (UTC)"), r.out.rfind("when (UTC)")) << r.out;  // the runs' table alone has it
+  r = cli("history --verbose");
+  EXPECT_GT(count_lines(r.out), 25) << r.out;  // each case's runs in a table of its own
 }
 
 TEST_F(ResultsCli, BadInputIsOneLineExitTwoAndNoFile) {

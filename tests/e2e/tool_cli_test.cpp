@@ -134,8 +134,10 @@ TEST(ToolCli, HistoryJsonRmAndPrune) {
   j = nlohmann::json::parse(run_cli("history --json", env).out);
   ASSERT_EQ(j["runs"].size(), 1u);
   EXPECT_EQ(j["runs"][0]["id"], 5);
-  // one run of a case: too few to call a change
+  // one run of a case: too few to call a change (said in its row; under --verbose, under its table)
   r = run_cli("history", env);
+  EXPECT_NE(r.out.find("too few runs (4 needed)"), std::string::npos) << r.out;
+  r = run_cli("history --verbose", env);
   EXPECT_NE(r.out.find("1 run: too few to call a change"), std::string::npos) << r.out;
 
   expect_usage_error("history prune", "needs --older-than", env);

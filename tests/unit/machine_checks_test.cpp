@@ -297,6 +297,24 @@ TEST(ProgressLine, RedrawnWithItsClocksMovedOn) {
   EXPECT_EQ(later.event.stage, "round 2/2");
   EXPECT_EQ(later.at.index, 3u);
   EXPECT_DOUBLE_EQ(ticked_progress(p, 9).eta_s, 0);
+  // Past its time, the time over adds up redraw after redraw.
+  EXPECT_DOUBLE_EQ(ticked_progress(p, 9).over_s, 4);
+  EXPECT_DOUBLE_EQ(ticked_progress(ticked_progress(p, 9), 5).over_s, 9);
+  EXPECT_DOUBLE_EQ(later.over_s, 0);
+}
+
+// With no time left, the line says how long over and what it waits for, not one word.
+TEST(ProgressLine, PastItsTimeSaysWhatItWaitsFor) {
+  TerminalPrinter::ShownProgress p;
+  p.at = {0, 2};
+  p.spec = CaseSpec{"mlp", "cpu", "float32", 64, 1};
+  p.event.stage = "warm-up";
+  p.run_elapsed_s = 30;
+  p.eta_s = 2;
+  EXPECT_NE(progress_text(p).find("| ~0:02 left"), std::string::npos) << progress_text(p);
+  const auto line = progress_text(ticked_progress(p, 14));
+  EXPECT_NE(line.find("over by 0:12: waiting for the warm-up in hand"), std::string::npos) << line;
+  EXPECT_EQ(line.find("finishing"), std::string::npos) << line;
 }
 
 // The line before a run names what distorts its timings, short enough for one line.
