@@ -28,9 +28,8 @@ namespace accelbench {
 
 namespace {
 
-// Each device's newest ceilings in the history (`accelbench peak`), with a hint when they are missing,
-// were measured with another torch, or are older than kCeilingsMaxAgeS. The history is only read:
-// doctor never creates it. `db`: the history (--db), else the default one.
+// Each device's newest ceilings in the history (`accelbench peak`; read, never created), with a hint when
+// missing, measured with another torch, or older than kCeilingsMaxAgeS. `db`: --db, else the default.
 std::string ceilings_lines(const std::string& torch_version, const std::string& db) {
   const auto path = db.empty() ? HistoryStore::default_path() : db;
   std::unique_ptr<HistoryStore> store;
@@ -82,8 +81,7 @@ std::string telemetry_lines() {
   return out;
 }
 
-// The environment variables and the machine's state: a PROBLEM line (with its fix) for each that
-// distorts timings; `problems` counts them.
+// A PROBLEM line (with its fix) for each environment variable and machine state that distorts timings.
 std::string problem_lines(int threads, const engine::TorchRuntime& torch, const HostInfo& h, int& problems) {
   std::string out;
   const auto warnings = timing_environment_warnings();
